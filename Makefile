@@ -1,0 +1,60 @@
+# The operator contract: `make build`, `make run`, `make test` (and `make bench`).
+# Each target installs what it needs on a fresh Debian machine first.
+
+CARGO_TARGET_DIR ?= $(CURDIR)/target
+export CARGO_TARGET_DIR
+WASM_OUT   := $(CARGO_TARGET_DIR)/wasm32-wasip2/release
+DIST       := plugins/dist
+PLUGINS    := webhook_formatter
+CONFIG     ?= config/mediaforge.toml
+APT_PKGS   := ffmpeg bubblewrap
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build run test bench setup plugins fmt check clean
+
+all: build
+
+## setup: the wasm32-wasip2 target and the system packages (ffmpeg, bubblewrap), when missing
+setup:
+	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+	@missing=""; \
+	 command -v ffmpeg  >/dev/null || missing="$$missing ffmpeg"; \
+	 command -v ffprobe >/dev/null || missing="$$missing ffmpeg"; \
+	 command -v bwrap   >/dev/null || missing="$$missing bubblewrap"; \
+	 if [ -n "$$missing" ]; then \
+	   echo "installing:$$missing"; \
+	   $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(APT_PKGS) >/dev/null; \
+	 fi
+
+## plugins: every WebAssembly component (default plugins, test fixtures, examples), built once
+plugins: setup
+	cd plugins && cargo build --release --target wasm32-wasip2
+	@mkdir -p $(DIST)
+	@for p in $(PLUGINS); do cp $(WASM_OUT)/$$p.wasm $(DIST)/; done
+
+## build: the release binary and the default plugins
+build: plugins
+	cargo build --release --bin mediaforge
+
+## run: serve on the embedded defaults
+run: build
+	@echo "demo API key: $$(sed -n 's/^api_key = "\(.*\)"/\1/p' $(CONFIG) | head -1)"
+	@echo "try: curl -H \"Authorization: Basic <key>\" http://127.0.0.1:8080/directory"
+	$(CARGO_TARGET_DIR)/release/mediaforge serve --config $(CONFIG)
+
+## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
+test: plugins
+	cd plugins && cargo test --target $$(rustc -vV | sed -n 's/^host: //p')
+	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
+
+## bench: figures and ratios against the same work done directly (release build)
+bench: build
+	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --release --test api -- --ignored --nocapture --test-threads 1 bench_
+
+fmt:
+	cargo fmt --all
+	cd plugins && cargo fmt --all
+
+clean:
+	cargo clean
+	rm -rf $(DIST)

@@ -1,0 +1,202 @@
+//! The presigned URLs of the local store: `PUT /blob/{object}` receives an upload, `GET` serves
+//! a download. No API key: the URL's signature is the credential.
+
+use futures_util::StreamExt;
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use salvo::http::HeaderValue;
+use salvo::prelude::*;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+use super::state;
+use crate::app::AppState;
+use crate::clock;
+use crate::db::{FileRecord, FileState};
+use crate::error::{AppError, AppResult};
+use crate::storage::local::LocalStore;
+use crate::storage::presign::{Grant, Method, Rejection};
+
+pub fn router() -> Router {
+    Router::with_path("blob/{object}")
+        .put(upload)
+        .get(download)
+        .head(download)
+}
+
+fn local(state: &AppState) -> AppResult<&LocalStore> {
+    state
+        .local
+        .as_deref()
+        .ok_or_else(|| AppError::NotFound("Not found".into()))
+}
+
+fn verify(store: &LocalStore, method: Method, req: &Request) -> AppResult<Grant> {
+    let object = req.param::<String>("object").unwrap_or_default();
+    let query = req.uri().query().unwrap_or("");
+    store
+        .signer()
+        .verify(method, &object, query, clock::unix_now())
+        .map_err(|r| match (r, method) {
+            (Rejection::Expired, Method::Put) => {
+                AppError::Forbidden("Upload URL has expired".into())
+            }
+            (Rejection::Expired, Method::Get) => {
+                AppError::Forbidden("Download URL has expired".into())
+            }
+            _ => AppError::Forbidden("Invalid URL signature".into()),
+        })
+}
+
+/// The file behind an object, if its directory is still alive.
+async fn live_file(state: &AppState, object: &str) -> AppResult<FileRecord> {
+    let missing = || AppError::NotFound("File not found".into());
+    let file = state.db.file_by_object(object).await?.ok_or_else(missing)?;
+    state
+        .db
+        .directory(&file.dir_id, clock::now_ms())
+        .await?
+        .ok_or_else(missing)?;
+    Ok(file)
+}
+
+#[handler]
+async fn upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
+    let state = state(depot);
+    let store = local(&state)?;
+    let grant = verify(store, Method::Put, req)?;
+    let file = live_file(&state, &grant.object).await?;
+    let max = grant.max_bytes.unwrap_or(0);
+    let too_large = async |size: u64| {
+        let (plan, max_mb) = state.plan_of_dir(&file.dir_id).await;
+        AppError::file_too_large(&file.file_name, size, &plan, max_mb)
+    };
+    let declared = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(len) = declared.filter(|&len| len > max) {
+        return Err(too_large(len).await);
+    }
+    let content_type = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|v| {
+            !v.is_empty() && v != "application/octet-stream" && v.len() <= 100 && v.contains('/')
+        });
+    let content_type = content_type.or_else(|| guess_type(&file.file_name));
+
+    let tmp = store.temp_path();
+    let written = match receive(req, &tmp, max).await {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = tokio::fs::remove_file(&tmp).await;
+            return Err(match e {
+                Received::TooLarge(n) => too_large(n).await,
+                Received::Io(e) => AppError::BadRequest(format!("Upload failed: {e}")),
+            });
+        }
+    };
+    store.commit(&tmp, &grant.object).await?;
+    let Some(_) = state
+        .db
+        .mark_uploaded(&grant.object, written, content_type.as_deref())
+        .await?
+    else {
+        // Deleted while uploading: the bytes must not outlive the record.
+        let _ = crate::storage::ObjectStore::delete(store, &grant.object).await;
+        return Err(AppError::NotFound("File not found".into()));
+    };
+    Ok(Json(json!({
+        "ok": true,
+        "file_path": format!("{}/{}", file.dir_id, file.file_name),
+        "file_size": written,
+    })))
+}
+
+enum Received {
+    TooLarge(u64),
+    Io(String),
+}
+
+/// Streams the body to `path`, stopping as soon as it passes `max` bytes; synced before return.
+async fn receive(req: &mut Request, path: &std::path::Path, max: u64) -> Result<u64, Received> {
+    let io = |e: std::io::Error| Received::Io(e.to_string());
+    let file = tokio::fs::File::create(path).await.map_err(io)?;
+    let mut out = tokio::io::BufWriter::with_capacity(1 << 20, file);
+    let mut body = req.take_body();
+    let mut written = 0u64;
+    while let Some(frame) = body.next().await {
+        let frame = frame.map_err(|e| Received::Io(e.to_string()))?;
+        if let Ok(chunk) = frame.into_data() {
+            written += chunk.len() as u64;
+            if written > max {
+                return Err(Received::TooLarge(written));
+            }
+            out.write_all(&chunk).await.map_err(io)?;
+        }
+    }
+    out.flush().await.map_err(io)?;
+    out.into_inner().sync_all().await.map_err(io)?;
+    Ok(written)
+}
+
+#[handler]
+async fn download(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    let store = local(&state)?;
+    let grant = verify(store, Method::Get, req)?;
+    let file = live_file(&state, &grant.object).await?;
+    if file.state != FileState::Ready {
+        return Err(AppError::NotFound("File not found".into()));
+    }
+    let mime = file
+        .content_type
+        .as_deref()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(mime_guess::mime::APPLICATION_OCTET_STREAM);
+    let mut named = salvo::fs::NamedFile::builder(store.object_path(&grant.object))
+        .content_type(mime)
+        .build()
+        .await
+        .map_err(|_| AppError::NotFound("File not found".into()))?;
+    named.set_content_disposition(content_disposition(&file.file_name));
+    named
+        .send_with_method(req.method(), req.headers(), res)
+        .await;
+    Ok(())
+}
+
+/// `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, so no tenant
+/// name can break out of the header or be rendered inline as HTML.
+pub fn content_disposition(name: &str) -> HeaderValue {
+    let fallback: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let encoded = utf8_percent_encode(name, NON_ALPHANUMERIC);
+    HeaderValue::from_str(&format!(
+        "attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"
+    ))
+    .unwrap_or_else(|_| HeaderValue::from_static("attachment"))
+}
+
+pub fn guess_type(name: &str) -> Option<String> {
+    mime_guess::from_path(name)
+        .first()
+        .map(|m| m.essence_str().to_string())
+}

@@ -1,0 +1,167 @@
+//! Files (spec 4.11–4.14): records in a directory whose bytes are uploaded and downloaded
+//! through presigned URLs.
+
+use salvo::prelude::*;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::directories::{DEFAULT_TTL_S, new_directory, owned_directory};
+use super::{account, body_value, from_value, max_body, state};
+use crate::app::AppState;
+use crate::clock;
+use crate::db::{Account, DbError, FileRecord, FileState};
+use crate::error::{AppError, AppResult};
+use crate::names;
+
+pub fn router() -> Router {
+    Router::with_path("file")
+        .post(create)
+        .push(Router::with_path("download/{dir_id}/{file_name}").get(download))
+        .push(
+            Router::with_path("{dir_id}/{file_name}")
+                .get(info)
+                .delete(remove),
+        )
+}
+
+#[derive(Deserialize)]
+struct CreateFile {
+    file_name: Option<String>,
+    #[serde(default)]
+    dir_id: Option<String>,
+}
+
+#[handler]
+async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let account = account(depot);
+    let body: CreateFile = from_value(body_value(req, max_body(&state)).await?)?;
+    let file_name = body
+        .file_name
+        .ok_or_else(|| AppError::BadRequest("file_name is required".into()))?;
+    if !names::valid_file_name(&file_name) {
+        return Err(AppError::BadRequest(
+            "Invalid file_name: 1-255 bytes, no '/', no control characters, not '.' or '..'".into(),
+        ));
+    }
+    let dir = match body.dir_id {
+        Some(dir_id) => owned_directory(&state, &account, &dir_id).await?,
+        None => new_directory(&state, &account, DEFAULT_TTL_S).await?,
+    };
+    if state.db.file(&dir.dir_id, &file_name).await?.is_some() {
+        return Err(AppError::FileExists(file_name));
+    }
+    let record = FileRecord {
+        object_id: names::random_id(32),
+        dir_id: dir.dir_id.clone(),
+        file_name: file_name.clone(),
+        state: FileState::Pending,
+        size: 0,
+        content_type: None,
+        added_at: clock::now_ms(),
+    };
+    match state.db.create_file(&record).await {
+        Ok(()) => {}
+        Err(DbError::Conflict) => return Err(AppError::FileExists(file_name)),
+        Err(e) => return Err(e.into()),
+    }
+    let (_, plan) = state.plan_of(&account)?;
+    let ttl = state.cfg.storage.upload_url_ttl_s;
+    let upload = state
+        .store
+        .presign_upload(&record.object_id, plan.max_file_size_bytes(), ttl)?;
+    Ok(Json(json!({
+        "ok": true,
+        "file": {
+            "dir_id": record.dir_id,
+            "added_on": clock::ms_rfc3339(record.added_at),
+            "file_name": record.file_name,
+            "file_path": format!("{}/{}", record.dir_id, record.file_name),
+        },
+        "upload": {
+            "url": upload.url,
+            "method": "PUT",
+            "headers": upload.headers,
+            "expiresInSeconds": ttl,
+        },
+    })))
+}
+
+/// A file the caller may see. Another account's files are reported missing (spec 5.3).
+async fn visible_file(state: &AppState, account: &Account, req: &Request) -> AppResult<FileRecord> {
+    let dir_id = req.param::<String>("dir_id").unwrap_or_default();
+    let file_name = req.param::<String>("file_name").unwrap_or_default();
+    if !names::valid_file_name(&file_name) {
+        return Err(AppError::NotFound("File not found".into()));
+    }
+    match owned_directory(state, account, &dir_id).await {
+        Ok(_) => {}
+        Err(AppError::DirectoryForbidden) => {
+            return Err(AppError::NotFound("File not found".into()));
+        }
+        Err(e) => return Err(e),
+    }
+    state
+        .db
+        .file(&dir_id, &file_name)
+        .await?
+        .ok_or_else(|| AppError::NotFound("File not found".into()))
+}
+
+#[handler]
+async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let file = visible_file(&state, &account(depot), req).await?;
+    Ok(Json(json!({
+        "ok": true,
+        "file_info": {
+            "file_path": format!("{}/{}", file.dir_id, file.file_name),
+            "file_type": file.content_type,
+            "file_size": file.size,
+        },
+    })))
+}
+
+#[handler]
+async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let file = visible_file(&state, &account(depot), req).await?;
+    if file.state != FileState::Ready {
+        return Err(AppError::NotFound("File has not been uploaded yet".into()));
+    }
+    let ttl = state.cfg.storage.download_url_ttl_s;
+    let url = state.store.presign_download(&file.object_id, ttl)?;
+    Ok(Json(json!({
+        "ok": true,
+        "download": {
+            "url": url.url,
+            "method": "GET",
+            "expiresInSeconds": ttl,
+            "file_path": format!("{}/{}", file.dir_id, file.file_name),
+            "file_size": file.size,
+            "file_type": file.content_type,
+        },
+    })))
+}
+
+#[handler]
+async fn remove(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let file = visible_file(&state, &account(depot), req).await?;
+    // Hidden first, then bytes, then record: a crash in between leaves a `deleting` record
+    // that the sweeper finishes, never bytes without a record.
+    if state
+        .db
+        .mark_deleting(&file.dir_id, &file.file_name)
+        .await?
+        .is_none()
+    {
+        return Err(AppError::NotFound("File not found".into()));
+    }
+    state.store.delete(&file.object_id).await?;
+    state.db.finish_delete(&file.object_id).await?;
+    Ok(Json(json!({
+        "ok": true,
+        "deleted": { "file_path": format!("{}/{}", file.dir_id, file.file_name) },
+    })))
+}

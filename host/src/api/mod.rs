@@ -1,0 +1,151 @@
+//! The HTTP API: one file per resource, and the helpers they share. Every route answers both at
+//! the root and under `/v1`.
+
+pub mod blob;
+pub mod directories;
+pub mod files;
+pub mod health;
+
+use std::sync::Arc;
+
+use salvo::catcher::Catcher;
+use salvo::http::ResBody;
+use salvo::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::db::Account;
+use crate::error::{AppError, AppResult};
+
+pub fn service(state: Arc<AppState>) -> Service {
+    salvo::http::request::set_global_secure_max_size(
+        state.cfg.server.max_json_body_kb as usize * 1024,
+    );
+    let router = Router::new()
+        .hoop(CatchPanic::new())
+        .hoop(affix_state::inject(state))
+        .push(health::router())
+        .push(blob::router())
+        .push(Router::with_path("v1").push(authenticated()))
+        .push(authenticated());
+    Service::new(router).catcher(Catcher::new(json_catcher))
+}
+
+/// Every route that needs an API key.
+fn authenticated() -> Router {
+    Router::new()
+        .hoop(require_account)
+        .push(directories::router())
+        .push(files::router())
+}
+
+pub fn state(depot: &Depot) -> Arc<AppState> {
+    depot
+        .get_typed::<Arc<AppState>>()
+        .expect("state is injected for every route")
+        .clone()
+}
+
+pub fn account(depot: &Depot) -> Account {
+    depot
+        .get_typed::<Account>()
+        .expect("require_account ran")
+        .clone()
+}
+
+#[handler]
+async fn require_account(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let state = state(depot);
+    let header = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    match state.auth.authenticate(header).await {
+        Ok(Some(account)) => {
+            depot.insert_typed(account);
+        }
+        Ok(None) => {
+            res.render(AppError::InvalidApiKey);
+            ctrl.skip_rest();
+        }
+        Err(e) => {
+            res.render(AppError::from(e));
+            ctrl.skip_rest();
+        }
+    }
+}
+
+/// Turns salvo's own errors (unknown route, wrong method, panics) into `{ok:false, error}`.
+#[handler]
+async fn json_catcher(res: &mut Response) {
+    let status = res.status_code.unwrap_or(StatusCode::NOT_FOUND);
+    let message = match status {
+        StatusCode::NOT_FOUND => "Not found".to_string(),
+        StatusCode::METHOD_NOT_ALLOWED => "Method not allowed".to_string(),
+        StatusCode::PAYLOAD_TOO_LARGE => "Request body is too large".to_string(),
+        StatusCode::INTERNAL_SERVER_ERROR => "Internal server error".to_string(),
+        _ => match &res.body {
+            ResBody::Error(e) => e.brief.clone(),
+            _ => status.canonical_reason().unwrap_or("Error").to_string(),
+        },
+    };
+    res.headers_mut().remove("content-type");
+    res.render(Json(serde_json::json!({ "ok": false, "error": message })));
+}
+
+/// The JSON body as a value: `Request body is required` when empty, `Invalid JSON in request
+/// body` when it does not parse, 413 past the configured size.
+pub async fn body_value(req: &mut Request, max: usize) -> AppResult<Value> {
+    let bytes = match req.payload_with_max_size(max).await {
+        Ok(bytes) => bytes,
+        Err(salvo::http::ParseError::PayloadTooLarge) => {
+            return Err(AppError::BodyTooLarge((max / 1024) as u64));
+        }
+        Err(_) => return Err(AppError::InvalidJson),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(AppError::BodyRequired);
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|_| AppError::InvalidJson)?;
+    if !value.is_object() {
+        return Err(AppError::BadRequest(
+            "Request body must be a JSON object".into(),
+        ));
+    }
+    Ok(value)
+}
+
+/// Like `body_value`, but an empty body is an empty object (for requests whose fields are all
+/// optional).
+pub async fn optional_body(req: &mut Request, max: usize) -> AppResult<Value> {
+    match body_value(req, max).await {
+        Err(AppError::BodyRequired) => Ok(Value::Object(Default::default())),
+        other => other,
+    }
+}
+
+/// Deserialises a JSON value into `T`, naming what is wrong in a 400.
+pub fn from_value<T: DeserializeOwned>(value: Value) -> AppResult<T> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.inner().to_string();
+        // serde's messages are good but carry Rust type names at times; keep them short.
+        let inner = inner.split(" at line").next().unwrap_or(&inner).to_string();
+        if path == "." {
+            AppError::BadRequest(format!("Invalid request: {inner}"))
+        } else {
+            AppError::BadRequest(format!("Invalid field '{path}': {inner}"))
+        }
+    })
+}
+
+pub fn max_body(state: &AppState) -> usize {
+    state.cfg.server.max_json_body_kb as usize * 1024
+}

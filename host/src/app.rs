@@ -1,0 +1,170 @@
+//! Wiring: the state every handler shares, start-up (database, store, plugins, sandbox,
+//! accounts), the background sweeper, and serving until a signal.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use salvo::prelude::*;
+
+use crate::auth::{Authenticator, hash_key};
+use crate::config::{Backend, Config, Plan};
+use crate::db::{Account, Db};
+use crate::error::{AppError, AppResult};
+use crate::media::sandbox::Sandbox;
+use crate::net::Net;
+use crate::plugins::PluginHost;
+use crate::storage::ObjectStore;
+use crate::storage::local::LocalStore;
+use crate::sweeper;
+
+pub struct AppState {
+    pub cfg: Config,
+    pub db: Db,
+    pub auth: Authenticator,
+    pub store: Arc<dyn ObjectStore>,
+    /// The local store when it is the backend (it serves the presigned URLs itself).
+    pub local: Option<Arc<LocalStore>>,
+    pub net: Net,
+    pub plugins: Arc<PluginHost>,
+    pub sandbox: Sandbox,
+    pub scratch_dir: PathBuf,
+}
+
+impl AppState {
+    pub async fn start(
+        mut cfg: Config,
+        bound: std::net::SocketAddr,
+    ) -> anyhow::Result<Arc<AppState>> {
+        if cfg.server.public_url.is_empty() {
+            cfg.server.public_url = format!("http://{bound}");
+        }
+        let data_dir = cfg.server.data_dir.clone();
+        std::fs::create_dir_all(&data_dir)?;
+        let db = Db::connect(&cfg.database).await?;
+        for account in &cfg.accounts {
+            db.provision_account(
+                &Account {
+                    name: account.name.clone(),
+                    plan: account.plan.clone(),
+                },
+                &[hash_key(&account.api_key)],
+            )
+            .await?;
+        }
+        let signing_key = if cfg.storage.signing_key.is_empty() {
+            // Generated once and shared through the database, so URLs survive restarts and
+            // verify on every instance.
+            db.setting_or_init("signing_key", &crate::names::random_id(48))
+                .await?
+        } else {
+            cfg.storage.signing_key.clone()
+        };
+        let (store, local): (Arc<dyn ObjectStore>, Option<Arc<LocalStore>>) =
+            match cfg.storage.backend {
+                Backend::Local => {
+                    let local = Arc::new(LocalStore::open(
+                        &cfg.storage.path,
+                        &cfg.server.public_url,
+                        signing_key.as_bytes(),
+                    )?);
+                    (local.clone(), Some(local))
+                }
+                Backend::S3 => anyhow::bail!(
+                    "config key `storage.backend`: \"s3\" is not available in this build yet"
+                ),
+            };
+        let net = Net::new(&cfg.net)?;
+        let plugins = Arc::new(PluginHost::load(
+            &cfg.plugins,
+            &cfg.plugins.cache_dir,
+            &net,
+        )?);
+        let sandbox = Sandbox::detect(&cfg.sandbox).await?;
+        tracing::info!("sandbox layer: {:?}", sandbox.layer);
+        let scratch_dir = data_dir.join("scratch");
+        // Scratch space of runs a crash interrupted.
+        let _ = std::fs::remove_dir_all(&scratch_dir);
+        std::fs::create_dir_all(&scratch_dir)?;
+        let scratch_dir = scratch_dir.canonicalize()?;
+        Ok(Arc::new(AppState {
+            auth: Authenticator::new(db.clone()),
+            cfg,
+            db,
+            store,
+            local,
+            net,
+            plugins,
+            sandbox,
+            scratch_dir,
+        }))
+    }
+
+    /// The account's plan from the configuration.
+    pub fn plan_of(&self, account: &Account) -> AppResult<(String, &Plan)> {
+        self.cfg
+            .plans
+            .get(&account.plan)
+            .map(|p| (account.plan.clone(), p))
+            .ok_or_else(|| {
+                AppError::Internal(anyhow::anyhow!(
+                    "account {} has unknown plan {}",
+                    account.name,
+                    account.plan
+                ))
+            })
+    }
+
+    /// Plan name and size cap (MB) of the account owning a directory, for messages.
+    pub async fn plan_of_dir(&self, dir_id: &str) -> (String, f64) {
+        let dir = self.db.directory(dir_id, i64::MIN).await.ok().flatten();
+        let account = match dir {
+            Some(d) => self.db.account(&d.account).await.ok().flatten(),
+            None => None,
+        };
+        match account.and_then(|a| {
+            self.cfg
+                .plans
+                .get(&a.plan)
+                .map(|p| (a.plan.clone(), p.max_file_size_mb))
+        }) {
+            Some(found) => found,
+            None => ("unknown".into(), 0.0),
+        }
+    }
+}
+
+/// Serves until SIGINT/SIGTERM, then stops taking requests and lets running ones finish.
+pub async fn serve(cfg: Config) -> anyhow::Result<()> {
+    let listen = cfg.server.listen.clone();
+    // Bound first, so the port is known (listen may say port 0) before URLs are made.
+    let acceptor = TcpListener::new(listen.clone())
+        .try_bind()
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!("config key `server.listen`: cannot listen on {listen}: {e}")
+        })?;
+    let addr = acceptor.local_addr()?;
+    let state = AppState::start(cfg, addr).await?;
+    tokio::spawn(sweeper::run(state.clone()));
+    let server = Server::new(acceptor);
+    let handle = server.handle();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("shutting down");
+        handle.stop_graceful(Some(Duration::from_secs(30)));
+    });
+    tracing::info!("listening on http://{addr}");
+    println!("mediaforge listening on http://{addr}");
+    server.try_serve(crate::api::service(state)).await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).expect("installing SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,389 @@
+//! The one place that talks to SurrealDB: the connection, the schema, and every query, as typed
+//! functions. Rows travel as `serde_json::Value` (which the SDK converts natively) and are
+//! (de)serialised into the plain structs below. Times are unix milliseconds, so comparisons
+//! need no datetime casts and every instance agrees on them.
+
+mod schema;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use surrealdb::Surreal;
+use surrealdb::engine::any::Any;
+
+use crate::config;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("already exists")]
+    Conflict,
+    #[error("database: {0}")]
+    Other(String),
+}
+
+impl From<surrealdb::Error> for DbError {
+    fn from(e: surrealdb::Error) -> Self {
+        let text = e.to_string();
+        if text.contains("already contains") || text.contains("already exists") {
+            DbError::Conflict
+        } else {
+            DbError::Other(text)
+        }
+    }
+}
+
+impl From<DbError> for crate::error::AppError {
+    fn from(e: DbError) -> Self {
+        crate::error::AppError::Internal(anyhow::anyhow!(e))
+    }
+}
+
+pub type DbResult<T> = Result<T, DbError>;
+
+#[derive(Clone)]
+pub struct Db {
+    inner: Surreal<Any>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Account {
+    pub name: String,
+    pub plan: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Directory {
+    pub dir_id: String,
+    pub account: String,
+    pub ttl: u64,
+    pub added_at: i64,
+    pub expires_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FileState {
+    /// Record made, bytes not (yet) uploaded.
+    Pending,
+    Ready,
+    /// Being removed: invisible, bytes deleted next, then the record.
+    Deleting,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub object_id: String,
+    pub dir_id: String,
+    pub file_name: String,
+    pub state: FileState,
+    pub size: u64,
+    pub content_type: Option<String>,
+    pub added_at: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FileListing {
+    pub file_name: String,
+    pub added_at: i64,
+}
+
+impl Db {
+    /// Connects (waiting up to `connect_timeout_s` for a server) and brings the schema up to date.
+    pub async fn connect(cfg: &config::Database) -> anyhow::Result<Db> {
+        let deadline =
+            std::time::Instant::now() + std::time::Duration::from_secs(cfg.connect_timeout_s);
+        let inner = loop {
+            match Self::try_connect(cfg).await {
+                Ok(db) => break db,
+                Err(e) if std::time::Instant::now() < deadline && cfg.url.starts_with("ws") => {
+                    tracing::warn!("database {} not reachable yet: {e}", cfg.url);
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                }
+                Err(e) => anyhow::bail!("cannot open database {}: {e}", cfg.url),
+            }
+        };
+        let db = Db { inner };
+        db.exec(schema::SCHEMA, json!({})).await?;
+        Ok(db)
+    }
+
+    async fn try_connect(cfg: &config::Database) -> anyhow::Result<Surreal<Any>> {
+        if let Some(path) = cfg.url.strip_prefix("surrealkv://") {
+            if let Some(parent) = std::path::Path::new(path).parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+        }
+        let db = surrealdb::engine::any::connect(cfg.url.as_str()).await?;
+        if !cfg.username.is_empty() {
+            db.signin(surrealdb::opt::auth::Root {
+                username: cfg.username.clone(),
+                password: cfg.password.clone(),
+            })
+            .await?;
+        }
+        db.use_ns(cfg.namespace.as_str())
+            .use_db(cfg.database.as_str())
+            .await?;
+        Ok(db)
+    }
+
+    /// Runs `sql` and returns the rows of its last statement.
+    async fn rows<T: DeserializeOwned>(&self, sql: &str, vars: Value) -> DbResult<Vec<T>> {
+        let mut response = self.inner.query(sql).bind(vars).await?;
+        let last = response.num_statements().saturating_sub(1);
+        first_error(&mut response)?;
+        let rows: Vec<Value> = response.take(last)?;
+        rows.into_iter()
+            .map(|row| serde_json::from_value(row).map_err(|e| DbError::Other(format!("row: {e}"))))
+            .collect()
+    }
+
+    async fn exec(&self, sql: &str, vars: Value) -> DbResult<()> {
+        let mut response = self.inner.query(sql).bind(vars).await?;
+        first_error(&mut response)
+    }
+
+    async fn first<T: DeserializeOwned>(&self, sql: &str, vars: Value) -> DbResult<Option<T>> {
+        Ok(self.rows(sql, vars).await?.into_iter().next())
+    }
+
+    // ---- settings -------------------------------------------------------------------------
+
+    /// The stored value of `key`, or `proposed` stored now; every instance gets the same answer.
+    pub async fn setting_or_init(&self, key: &str, proposed: &str) -> DbResult<String> {
+        #[derive(Deserialize)]
+        struct Row {
+            val: String,
+        }
+        let sql = "SELECT val FROM type::record('setting', $key)";
+        if let Some(row) = self.first::<Row>(sql, json!({ "key": key })).await? {
+            return Ok(row.val);
+        }
+        match self
+            .exec(
+                "CREATE type::record('setting', $key) SET val = $val",
+                json!({ "key": key, "val": proposed }),
+            )
+            .await
+        {
+            Ok(()) | Err(DbError::Conflict) => {}
+            Err(e) => return Err(e),
+        }
+        let row = self.first::<Row>(sql, json!({ "key": key })).await?;
+        row.map(|r| r.val)
+            .ok_or_else(|| DbError::Other(format!("setting {key} vanished")))
+    }
+
+    // ---- accounts -------------------------------------------------------------------------
+
+    /// Makes the account exist with this plan and exactly these key hashes.
+    pub async fn provision_account(
+        &self,
+        account: &Account,
+        key_hashes: &[String],
+    ) -> DbResult<()> {
+        self.exec(
+            "UPSERT type::record('account', $name) CONTENT { name: $name, plan: $plan };
+             DELETE api_key WHERE account = $name AND key_hash NOTINSIDE $hashes;
+             FOR $h IN $hashes { UPSERT type::record('api_key', $h) CONTENT { key_hash: $h, account: $name }; };",
+            json!({ "name": account.name, "plan": account.plan, "hashes": key_hashes }),
+        )
+        .await
+    }
+
+    pub async fn account(&self, name: &str) -> DbResult<Option<Account>> {
+        self.first(
+            "SELECT name, plan FROM type::record('account', $n)",
+            json!({ "n": name }),
+        )
+        .await
+    }
+
+    pub async fn account_by_key_hash(&self, hash: &str) -> DbResult<Option<Account>> {
+        self.first(
+            "SELECT name, plan FROM account WHERE name = (SELECT VALUE account FROM ONLY type::record('api_key', $h))",
+            json!({ "h": hash }),
+        )
+        .await
+    }
+
+    // ---- directories ----------------------------------------------------------------------
+
+    pub async fn create_directory(&self, dir: &Directory) -> DbResult<()> {
+        self.exec(
+            "CREATE type::record('directory', $d.dir_id) CONTENT $d",
+            json!({ "d": dir }),
+        )
+        .await
+    }
+
+    /// A live (not expired) directory.
+    pub async fn directory(&self, dir_id: &str, now: i64) -> DbResult<Option<Directory>> {
+        self.first(
+            "SELECT * OMIT id FROM type::record('directory', $id) WHERE expires_at > $now",
+            json!({ "id": dir_id, "now": now }),
+        )
+        .await
+    }
+
+    pub async fn directories_of(&self, account: &str, now: i64) -> DbResult<Vec<Directory>> {
+        self.rows(
+            "SELECT * OMIT id FROM directory WHERE account = $a AND expires_at > $now ORDER BY added_at",
+            json!({ "a": account, "now": now }),
+        )
+        .await
+    }
+
+    pub async fn expired_directories(&self, now: i64, limit: u32) -> DbResult<Vec<String>> {
+        #[derive(Deserialize)]
+        struct Row {
+            dir_id: String,
+        }
+        let rows: Vec<Row> = self
+            .rows(
+                "SELECT dir_id FROM directory WHERE expires_at <= $now LIMIT $limit",
+                json!({ "now": now, "limit": limit }),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|r| r.dir_id).collect())
+    }
+
+    /// Marks every file of the directory for deletion and removes the directory record; the
+    /// files' bytes and records are then removed by `sweep_deleting` (idempotent).
+    pub async fn retire_directory(&self, dir_id: &str) -> DbResult<()> {
+        self.exec(
+            "BEGIN TRANSACTION;
+             UPDATE file SET state = 'deleting' WHERE dir_id = $d;
+             DELETE type::record('directory', $d);
+             COMMIT TRANSACTION;",
+            json!({ "d": dir_id }),
+        )
+        .await
+    }
+
+    // ---- files ----------------------------------------------------------------------------
+
+    pub async fn create_file(&self, file: &FileRecord) -> DbResult<()> {
+        self.exec(
+            "CREATE type::record('file', $f.object_id) CONTENT $f",
+            json!({ "f": file }),
+        )
+        .await
+    }
+
+    /// A visible (not being deleted) file.
+    pub async fn file(&self, dir_id: &str, name: &str) -> DbResult<Option<FileRecord>> {
+        self.first(
+            "SELECT * OMIT id FROM file WHERE dir_id = $d AND file_name = $n AND state != 'deleting'",
+            json!({ "d": dir_id, "n": name }),
+        )
+        .await
+    }
+
+    pub async fn file_by_object(&self, object_id: &str) -> DbResult<Option<FileRecord>> {
+        self.first(
+            "SELECT * OMIT id FROM type::record('file', $o) WHERE state != 'deleting'",
+            json!({ "o": object_id }),
+        )
+        .await
+    }
+
+    pub async fn files_in(&self, dir_id: &str) -> DbResult<Vec<FileListing>> {
+        self.rows(
+            "SELECT file_name, added_at FROM file WHERE dir_id = $d AND state != 'deleting' ORDER BY added_at, file_name",
+            json!({ "d": dir_id }),
+        )
+        .await
+    }
+
+    /// Records a completed upload; `None` when the record is gone or being deleted.
+    pub async fn mark_uploaded(
+        &self,
+        object_id: &str,
+        size: u64,
+        content_type: Option<&str>,
+    ) -> DbResult<Option<FileRecord>> {
+        self.first(
+            "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t
+             WHERE state != 'deleting' RETURN AFTER",
+            json!({ "o": object_id, "s": size, "t": content_type }),
+        )
+        .await
+        .map(|r: Option<Value>| r.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
+    }
+
+    /// Hides a file at once; its bytes and record go next (`finish_delete`). Returns the record.
+    pub async fn mark_deleting(&self, dir_id: &str, name: &str) -> DbResult<Option<FileRecord>> {
+        let row: Option<Value> = self
+            .first(
+                "UPDATE file SET state = 'deleting' WHERE dir_id = $d AND file_name = $n AND state != 'deleting' RETURN AFTER",
+                json!({ "d": dir_id, "n": name }),
+            )
+            .await?;
+        Ok(row.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
+    }
+
+    pub async fn finish_delete(&self, object_id: &str) -> DbResult<()> {
+        self.exec("DELETE type::record('file', $o)", json!({ "o": object_id }))
+            .await
+    }
+
+    /// Objects of files marked for deletion (crash leftovers and expired directories).
+    pub async fn deleting_objects(&self, limit: u32) -> DbResult<Vec<String>> {
+        #[derive(Deserialize)]
+        struct Row {
+            object_id: String,
+        }
+        let rows: Vec<Row> = self
+            .rows(
+                "SELECT object_id FROM file WHERE state = 'deleting' LIMIT $limit",
+                json!({ "limit": limit }),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|r| r.object_id).collect())
+    }
+
+    /// Pending records older than `before` (ms): uploads that never finished, or finished bytes
+    /// whose record update was lost to a crash. The sweeper reconciles them with the store.
+    pub async fn stale_pending(
+        &self,
+        before: i64,
+        after: i64,
+        limit: u32,
+    ) -> DbResult<Vec<FileRecord>> {
+        self.rows(
+            "SELECT * OMIT id FROM file WHERE state = 'pending' AND added_at < $b AND added_at > $a LIMIT $limit",
+            json!({ "b": before, "a": after, "limit": limit }),
+        )
+        .await
+    }
+}
+
+/// The error that caused a failure: in a transaction, the statements around the failing one
+/// report "not executed" or "cancelled" placeholders, which say nothing.
+fn first_error(response: &mut surrealdb::IndexedResults) -> DbResult<()> {
+    use surrealdb::types::QueryError;
+    let mut errors: Vec<(usize, surrealdb::Error)> = response.take_errors().into_iter().collect();
+    errors.sort_by_key(|(i, _)| *i);
+    let placeholder = |e: &surrealdb::Error| {
+        matches!(
+            e.query_details(),
+            Some(QueryError::NotExecuted) | Some(QueryError::Cancelled)
+        )
+    };
+    match errors
+        .iter()
+        .find(|(_, e)| !placeholder(e))
+        .or(errors.first())
+    {
+        Some((_, e)) => Err(e.clone().into()),
+        None => Ok(()),
+    }
+}
+
+fn strip_id(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("id");
+    }
+    v
+}

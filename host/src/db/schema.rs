@@ -1,0 +1,25 @@
+//! The schema, defined in one place and applied at every start (each statement is idempotent).
+//! Tables are schemaless so that adding a field needs no migration; the indexes are what the
+//! queries in `db` filter and sort on.
+
+pub const SCHEMA: &str = r#"
+DEFINE TABLE IF NOT EXISTS setting SCHEMALESS;
+DEFINE TABLE IF NOT EXISTS account SCHEMALESS;
+DEFINE TABLE IF NOT EXISTS api_key SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS api_key_account ON api_key FIELDS account;
+
+DEFINE TABLE IF NOT EXISTS directory SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS directory_account ON directory FIELDS account;
+DEFINE INDEX IF NOT EXISTS directory_expiry ON directory FIELDS expires_at;
+
+DEFINE TABLE IF NOT EXISTS file SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS file_name_unique ON file FIELDS dir_id, file_name UNIQUE;
+DEFINE INDEX IF NOT EXISTS file_state ON file FIELDS state;
+
+DEFINE TABLE IF NOT EXISTS usage SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS usage_account_month ON usage FIELDS account, month UNIQUE;
+
+DEFINE TABLE IF NOT EXISTS job SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS job_account_created ON job FIELDS account, created_at;
+DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
+"#;

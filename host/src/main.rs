@@ -1,0 +1,87 @@
+//! The `mediaforge` command: `serve` runs the server; `plugin check` inspects a component.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  mediaforge serve [--config FILE]     serve the API (default config: config/mediaforge.toml)
+  mediaforge plugin check FILE.wasm    say which plugin world a component implements
+  mediaforge --version";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["serve"] => serve(None),
+        ["serve", "--config", file] => serve(Some(PathBuf::from(file))),
+        ["plugin", "check", file] => plugin_check(file),
+        ["--version"] | ["-V"] => {
+            println!("mediaforge {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn serve(config: Option<PathBuf>) -> ExitCode {
+    init_tracing();
+    let given = config.is_some();
+    let path = config.unwrap_or_else(|| PathBuf::from("config/mediaforge.toml"));
+    let cfg = match mediaforge::config::Config::load(&path, given) {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            eprintln!("mediaforge: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(mediaforge::app::serve(cfg)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mediaforge: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn plugin_check(file: &str) -> ExitCode {
+    match mediaforge::plugins::check_component(std::path::Path::new(file)) {
+        Ok(results) => {
+            let mut any = false;
+            for (world, result) in &results {
+                match result {
+                    Ok(()) => {
+                        any = true;
+                        println!("{file}: implements the {} world", world.name());
+                    }
+                    Err(why) => println!("{file}: not a {} plugin: {why}", world.name()),
+                }
+            }
+            if any {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("mediaforge: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter =
+        EnvFilter::try_from_env("MEDIAFORGE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -1,0 +1,189 @@
+//! How ffmpeg and ffprobe are contained: a bubblewrap sandbox per run (new mount, pid, net, ipc,
+//! uts and user namespaces; read-only system directories; the job's inputs read-only and its
+//! output folder writable; nothing else of the host's filesystem; all capabilities dropped),
+//! plus resource limits set before exec. Which layers are active is found out at start-up.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use tokio::process::Command;
+
+use crate::config::{self, SandboxMode};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Bubblewrap,
+    /// No namespace isolation: only resource limits. Operators must opt in.
+    Unsandboxed,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    pub layer: Layer,
+    bwrap: String,
+}
+
+/// Resource limits applied to every run.
+#[derive(Debug, Clone, Copy)]
+pub struct Rlimits {
+    pub file_size: u64,
+    pub cpu_seconds: u64,
+    pub open_files: u64,
+}
+
+impl Sandbox {
+    /// Finds out which layer works here. Fails when none does and the operator did not opt in.
+    pub async fn detect(cfg: &config::Sandbox) -> anyhow::Result<Sandbox> {
+        let unsandboxed = Sandbox {
+            layer: Layer::Unsandboxed,
+            bwrap: cfg.bwrap_path.clone(),
+        };
+        let want_bwrap = matches!(cfg.mode, SandboxMode::Auto | SandboxMode::Bwrap);
+        if want_bwrap {
+            let candidate = Sandbox {
+                layer: Layer::Bubblewrap,
+                bwrap: cfg.bwrap_path.clone(),
+            };
+            match candidate.self_test(&cfg.ffmpeg_path).await {
+                Ok(()) => return Ok(candidate),
+                Err(e) if cfg.mode == SandboxMode::Bwrap => {
+                    anyhow::bail!("sandbox.mode = \"bwrap\" but bubblewrap does not work here: {e}")
+                }
+                Err(e) => tracing::warn!("bubblewrap sandbox unavailable: {e}"),
+            }
+        }
+        if cfg.mode == SandboxMode::Landlock {
+            anyhow::bail!("sandbox.mode = \"landlock\" is not implemented yet; use \"bwrap\"");
+        }
+        if cfg.allow_unsandboxed {
+            tracing::warn!(
+                "RUNNING FFMPEG WITHOUT A SANDBOX (sandbox.allow_unsandboxed = true): tenants' \
+                 tasks are contained only by option checks and resource limits"
+            );
+            return Ok(unsandboxed);
+        }
+        anyhow::bail!(
+            "no sandbox layer works on this machine (install bubblewrap, or set \
+             sandbox.allow_unsandboxed = true to run degraded)"
+        )
+    }
+
+    async fn self_test(&self, ffmpeg: &str) -> anyhow::Result<()> {
+        let dir = std::env::temp_dir().join(format!("mediaforge-sandbox-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let mut cmd = self.command(ffmpeg, &["-version".to_string()], &[], &[dir.clone()], &dir);
+        let out = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .await;
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = out?;
+        if !out.status.success() {
+            anyhow::bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Ok(())
+    }
+
+    /// A command running `program args` confined to `read_only` and `writable` paths (which keep
+    /// their host paths inside the sandbox, so argv needs no translation).
+    pub fn command(
+        &self,
+        program: &str,
+        args: &[String],
+        read_only: &[PathBuf],
+        writable: &[PathBuf],
+        cwd: &Path,
+    ) -> Command {
+        match self.layer {
+            Layer::Unsandboxed => {
+                let mut cmd = Command::new(program);
+                cmd.args(args)
+                    .current_dir(cwd)
+                    .env_clear()
+                    .env("PATH", "/usr/bin:/bin");
+                cmd
+            }
+            Layer::Bubblewrap => {
+                let mut cmd = Command::new(&self.bwrap);
+                cmd.args([
+                    "--die-with-parent",
+                    "--unshare-all",
+                    "--new-session",
+                    "--cap-drop",
+                    "ALL",
+                    "--clearenv",
+                    "--setenv",
+                    "PATH",
+                    "/usr/bin:/bin",
+                    "--proc",
+                    "/proc",
+                    "--dev",
+                    "/dev",
+                    "--tmpfs",
+                    "/tmp",
+                ]);
+                for dir in [
+                    "/usr",
+                    "/etc/ld.so.cache",
+                    "/etc/alternatives",
+                    "/etc/fonts",
+                ] {
+                    if Path::new(dir).exists() {
+                        cmd.args(["--ro-bind", dir, dir]);
+                    }
+                }
+                // Merged-/usr systems have these as symlinks; others as directories.
+                for dir in ["/bin", "/lib", "/lib64", "/sbin"] {
+                    match std::fs::read_link(dir) {
+                        Ok(target) => {
+                            cmd.arg("--symlink").arg(target).arg(dir);
+                        }
+                        Err(_) if Path::new(dir).is_dir() => {
+                            cmd.args(["--ro-bind", dir, dir]);
+                        }
+                        Err(_) => {}
+                    }
+                }
+                for p in read_only {
+                    cmd.arg("--ro-bind").arg(p).arg(p);
+                }
+                for p in writable {
+                    cmd.arg("--bind").arg(p).arg(p);
+                }
+                cmd.arg("--chdir")
+                    .arg(cwd)
+                    .arg("--")
+                    .arg(program)
+                    .args(args);
+                cmd
+            }
+        }
+    }
+}
+
+/// Sets limits in the child between fork and exec; they carry over to ffmpeg under bwrap.
+pub fn apply_rlimits(cmd: &mut Command, limits: Rlimits) {
+    // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            set(libc::RLIMIT_FSIZE, limits.file_size)?;
+            set(libc::RLIMIT_CPU, limits.cpu_seconds)?;
+            set(libc::RLIMIT_NOFILE, limits.open_files)?;
+            set(libc::RLIMIT_CORE, 0)?;
+            Ok(())
+        });
+    }
+}
+
+fn set(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    let lim = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: plain syscall with a valid pointer.
+    if unsafe { libc::setrlimit(resource, &lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! The background sweeper: deletes expired directories with their files, finishes deletes a
+//! crash interrupted, adopts uploads whose bytes landed but whose record update was lost, and
+//! clears half-written uploads. Every step is idempotent, so several instances may sweep at once.
+//!
+//! Why no crash leaves bytes without a record or a record pointing at missing bytes:
+//! - upload: the record exists (pending) before any byte; bytes go to `tmp/` and are renamed
+//!   into place, then the record turns ready. A crash before the rename leaves a temp file
+//!   (cleared here after a day); after it, pending + bytes, which this adopts.
+//! - delete (and expiry): the record turns `deleting` (invisible) first, then bytes go, then the
+//!   record. A crash in between leaves a `deleting` record, which this finishes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::app::AppState;
+use crate::clock;
+
+pub async fn run(state: Arc<AppState>) {
+    let every = Duration::from_secs(state.cfg.storage.sweep_interval_s.max(1));
+    loop {
+        if let Err(e) = sweep(&state).await {
+            tracing::warn!("sweep failed: {e:#}");
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
+    let now = clock::now_ms();
+    for dir_id in state.db.expired_directories(now, 200).await? {
+        state.db.retire_directory(&dir_id).await?;
+        tracing::info!(dir_id, "directory expired");
+    }
+    loop {
+        let objects = state.db.deleting_objects(500).await?;
+        if objects.is_empty() {
+            break;
+        }
+        for object in objects {
+            state.store.delete(&object).await?;
+            state.db.finish_delete(&object).await?;
+        }
+    }
+    let upload_window = (state.cfg.storage.upload_url_ttl_s as i64 + 600) * 1000;
+    for file in state
+        .db
+        .stale_pending(now - 60_000, now - upload_window, 500)
+        .await?
+    {
+        if let Some(size) = state.store.size(&file.object_id).await? {
+            let guessed = crate::api::blob::guess_type(&file.file_name);
+            state
+                .db
+                .mark_uploaded(&file.object_id, size, guessed.as_deref())
+                .await?;
+        }
+    }
+    if let Some(local) = &state.local {
+        local.sweep_temp(Duration::from_secs(24 * 3600)).await?;
+    }
+    Ok(())
+}

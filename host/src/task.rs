@@ -1,0 +1,106 @@
+//! The request shapes tenants send (spec section 2: Task; 4.7: probe), as the API parses them.
+//! Unknown fields are ignored, as clients of the service we reimplement send extra ones.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Task {
+    pub inputs: Vec<TaskInput>,
+    pub outputs: Vec<TaskOutput>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter_complex: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_dir_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TaskInput {
+    pub file_path: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TaskOutput {
+    pub file: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+    #[serde(default)]
+    pub maps: Vec<String>,
+}
+
+/// `probe` of POST /ffprobe/analyze. `None` = section not asked for; `Some([])` = all fields.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ProbeConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chapters: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub programs: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_streams: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_intervals: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count_frames: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_frame: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "string_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub analyzeduration: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "string_or_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub probesize: Option<String>,
+}
+
+/// `10`, `"10"` and `"10s"` are all accepted where the spec says "string or number".
+fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        S(String),
+        N(serde_json::Number),
+    }
+    Ok(Option::<Raw>::deserialize(d)?.map(|r| match r {
+        Raw::S(s) => s,
+        Raw::N(n) => n.to_string(),
+    }))
+}
+
+/// Where an input comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source<'a> {
+    Stored { dir_id: &'a str, file_name: &'a str },
+    Url(&'a str),
+}
+
+impl TaskInput {
+    pub fn source(&self) -> Option<Source<'_>> {
+        source_of(&self.file_path)
+    }
+}
+
+/// `<dir_id>/<file_name>` or an absolute http(s) URL; `None` for anything else.
+pub fn source_of(file_path: &str) -> Option<Source<'_>> {
+    let lower = file_path.get(..8).unwrap_or("").to_ascii_lowercase();
+    if lower.starts_with("https://") || lower.starts_with("http://") {
+        return Some(Source::Url(file_path));
+    }
+    crate::names::split_file_path(file_path)
+        .map(|(dir_id, file_name)| Source::Stored { dir_id, file_name })
+}

@@ -1,0 +1,6 @@
+//! Black-box tests: each starts the real `mediaforge` binary on a free port with its own data
+//! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
+
+mod plugin_host;
+mod storage;
+mod support;

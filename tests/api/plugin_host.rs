@@ -1,0 +1,56 @@
+//! The plugin host at start-up: a plugin that is missing or implements the wrong world stops the
+//! server with a message naming the file and the world.
+
+use crate::support::*;
+
+#[tokio::test]
+async fn a_plugin_of_the_wrong_world_stops_start_up() {
+    let dir = temp_dir("badplugin");
+    let extra = format!(
+        "[plugins.command_builder]\npath = \"{}\"\n",
+        wasm("webhook_formatter").display()
+    );
+    let err = Server::try_start(
+        &dir,
+        &Options {
+            extra,
+            ..Default::default()
+        },
+    )
+    .err()
+    .expect("must not start");
+    assert!(err.contains("webhook_formatter.wasm"), "{err}");
+    assert!(err.contains("command-builder"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_missing_plugin_stops_start_up() {
+    let dir = temp_dir("noplugin");
+    let extra = "[plugins.translator]\npath = \"/nonexistent/translator.wasm\"\n".to_string();
+    let err = Server::try_start(
+        &dir,
+        &Options {
+            extra,
+            ..Default::default()
+        },
+    )
+    .err()
+    .expect("must not start");
+    assert!(err.contains("/nonexistent/translator.wasm"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn config_errors_name_the_key() {
+    let dir = temp_dir("badconfig");
+    let opts = Options {
+        env: vec![("MEDIAFORGE__JOBS__WORKERS".into(), "\"lots\"".into())],
+        ..Default::default()
+    };
+    let err = Server::try_start(&dir, &opts)
+        .err()
+        .expect("must not start");
+    assert!(err.contains("jobs.workers"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
