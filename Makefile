@@ -5,7 +5,7 @@ CARGO_TARGET_DIR ?= $(CURDIR)/target
 export CARGO_TARGET_DIR
 WASM_OUT   := $(CARGO_TARGET_DIR)/wasm32-wasip2/release
 DIST       := plugins/dist
-PLUGINS    := webhook_formatter
+PLUGINS    := command_builder webhook_formatter
 CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -44,7 +44,7 @@ run: build
 
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
 test: plugins
-	cd plugins && cargo test --target $$(rustc -vV | sed -n 's/^host: //p')
+	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 
 ## bench: figures and ratios against the same work done directly (release build)

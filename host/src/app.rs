@@ -29,6 +29,8 @@ pub struct AppState {
     pub plugins: Arc<PluginHost>,
     pub sandbox: Sandbox,
     pub scratch_dir: PathBuf,
+    /// Bounds the ffmpeg/ffprobe processes running at once on this instance.
+    pub process_permits: tokio::sync::Semaphore,
 }
 
 impl AppState {
@@ -87,6 +89,7 @@ impl AppState {
         let _ = std::fs::remove_dir_all(&scratch_dir);
         std::fs::create_dir_all(&scratch_dir)?;
         let scratch_dir = scratch_dir.canonicalize()?;
+        let cfg_limits_processes = cfg.limits.max_concurrent_processes.max(1);
         Ok(Arc::new(AppState {
             auth: Authenticator::new(db.clone()),
             cfg,
@@ -97,6 +100,7 @@ impl AppState {
             plugins,
             sandbox,
             scratch_dir,
+            process_permits: tokio::sync::Semaphore::new(cfg_limits_processes),
         }))
     }
 

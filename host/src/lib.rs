@@ -9,6 +9,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod media;
+pub mod metering;
 pub mod names;
 pub mod net;
 pub mod plugins;

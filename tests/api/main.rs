@@ -2,5 +2,8 @@
 //! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
 
 mod plugin_host;
+mod process;
+mod security;
+mod servers;
 mod storage;
 mod support;

@@ -15,6 +15,8 @@ use serde_json::Value;
 pub const ALICE: &str = "key_alice_123456";
 pub const BOB: &str = "key_bob_1234567";
 pub const PRO: &str = "key_pro_1234567";
+/// On a plan with a tiny monthly quota (about 200 KB).
+pub const DAVE: &str = "key_dave_123456";
 
 /// Where `make plugins` put the components (default plugins and test fixtures).
 pub fn wasm_dir() -> PathBuf {
@@ -85,6 +87,18 @@ pub struct Server {
     child: Option<Child>,
     client: reqwest::Client,
     keep: bool,
+}
+
+impl Options {
+    pub fn env(pairs: &[(&str, &str)]) -> Options {
+        Options {
+            env: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        }
+    }
 }
 
 impl Server {
@@ -254,6 +268,33 @@ impl Server {
         res.bytes().await.unwrap().to_vec()
     }
 
+    /// POST /ffmpeg/process with `task`.
+    pub async fn process(&self, key: &str, task: Value) -> (StatusCode, Value) {
+        self.post("/ffmpeg/process", key, serde_json::json!({ "task": task }))
+            .await
+    }
+
+    /// Downloads every output of a result and probes it.
+    pub async fn fetch_outputs(&self, body: &Value) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for r in body["result"].as_array().expect("result list") {
+            let url = r["download_url"].as_str().unwrap();
+            let bytes = self
+                .client
+                .get(url)
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap()
+                .to_vec();
+            assert_eq!(bytes.len() as u64, r["size_bytes"].as_u64().unwrap());
+            out.push((r["file_name"].as_str().unwrap().to_string(), bytes));
+        }
+        out
+    }
+
     pub fn http(&self) -> &reqwest::Client {
         &self.client
     }
@@ -327,6 +368,15 @@ monthly_quota_gb = 1
 [plans.pro]
 max_file_size_mb = 200
 monthly_quota_gb = 100
+
+[plans.tiny]
+max_file_size_mb = 1
+monthly_quota_gb = 0.0002
+
+[[accounts]]
+name = "dave"
+plan = "tiny"
+api_key = "{DAVE}"
 
 [[accounts]]
 name = "alice"

@@ -5,6 +5,7 @@ pub mod blob;
 pub mod directories;
 pub mod files;
 pub mod health;
+pub mod process;
 
 use std::sync::Arc;
 
@@ -38,6 +39,7 @@ fn authenticated() -> Router {
         .hoop(require_account)
         .push(directories::router())
         .push(files::router())
+        .push(process::router())
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

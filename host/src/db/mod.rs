@@ -343,6 +343,31 @@ impl Db {
         Ok(rows.into_iter().map(|r| r.object_id).collect())
     }
 
+    // ---- usage ----------------------------------------------------------------------------
+
+    pub async fn usage(&self, account: &str, month: &str) -> DbResult<UsageTotals> {
+        Ok(self
+            .first(
+                "SELECT input_bytes, output_bytes, time_sec, gb_sec FROM type::record('usage', [$a, $m])",
+                json!({ "a": account, "m": month }),
+            )
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// Adds one run to the account's month, atomically.
+    pub async fn add_usage(&self, account: &str, month: &str, run: &UsageTotals) -> DbResult<()> {
+        self.exec(
+            "UPSERT type::record('usage', [$a, $m]) SET account = $a, month = $m,
+                input_bytes = (input_bytes OR 0) + $r.input_bytes,
+                output_bytes = (output_bytes OR 0) + $r.output_bytes,
+                time_sec = (time_sec OR 0.0) + $r.time_sec,
+                gb_sec = (gb_sec OR 0.0) + $r.gb_sec",
+            json!({ "a": account, "m": month, "r": run }),
+        )
+        .await
+    }
+
     /// Pending records older than `before` (ms): uploads that never finished, or finished bytes
     /// whose record update was lost to a crash. The sweeper reconciles them with the store.
     pub async fn stale_pending(
@@ -379,6 +404,18 @@ fn first_error(response: &mut surrealdb::IndexedResults) -> DbResult<()> {
         Some((_, e)) => Err(e.clone().into()),
         None => Ok(()),
     }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct UsageTotals {
+    #[serde(default)]
+    pub input_bytes: u64,
+    #[serde(default)]
+    pub output_bytes: u64,
+    #[serde(default)]
+    pub time_sec: f64,
+    #[serde(default)]
+    pub gb_sec: f64,
 }
 
 fn strip_id(mut v: Value) -> Value {

@@ -1,5 +1,7 @@
 //! Running ffmpeg and ffprobe for tenants: the sandbox, the runner, and the checks the host
 //! applies to a plugin's argv before anything runs.
 
+pub mod argv;
 pub mod runner;
 pub mod sandbox;
+pub mod task;

@@ -44,6 +44,8 @@ pub enum Killed {
 pub struct Outcome {
     /// Exit code; `None` when a signal ended the process.
     pub code: Option<i32>,
+    /// The signal that ended the process (SIGXFSZ at the file-size limit, for instance).
+    pub signal: Option<i32>,
     pub killed: Option<Killed>,
     pub stdout: Vec<u8>,
     /// The last part of stderr (bounded).
@@ -54,11 +56,6 @@ pub struct Outcome {
 impl Outcome {
     pub fn success(&self) -> bool {
         self.code == Some(0) && self.killed.is_none()
-    }
-
-    /// The exit code as the API reports it: signals as 128 + n, like a shell.
-    pub fn exit_code(&self) -> i32 {
-        self.code.unwrap_or(-1)
     }
 }
 
@@ -118,6 +115,7 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Outcome> 
     let stderr_tail = stderr_task.await.unwrap_or_default();
     Ok(Outcome {
         code: status.code(),
+        signal: std::os::unix::process::ExitStatusExt::signal(&status),
         killed,
         stdout,
         stderr_tail,

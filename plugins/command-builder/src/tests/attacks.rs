@@ -1,0 +1,664 @@
+//! One row per attack class of SECURITY.md ("What an attacker can make ffmpeg do"): the task a
+//! tenant sends, and a part of the refusal they must get.
+
+use super::*;
+use crate::Task;
+use crate::config::Config;
+
+/// A task with one input (`in.mp4`) carrying `options`, and one plain output.
+fn in_opts(options: &[&str]) -> Task {
+    task(
+        vec![input("in.mp4", options)],
+        vec![output("out.mp4", &[], &[])],
+        None,
+    )
+}
+
+/// A task with one input and one output (`out.mp4`) carrying `options`.
+fn out_opts(options: &[&str]) -> Task {
+    task(
+        vec![input("in.mp4", &[])],
+        vec![output("out.mp4", options, &[])],
+        None,
+    )
+}
+
+fn out_named(file: &str, options: &[&str]) -> Task {
+    task(
+        vec![input("in.mp4", &[])],
+        vec![output(file, options, &[])],
+        None,
+    )
+}
+
+/// A task whose filter_complex is `graph`, with inputs `in.mp4` and `logo.png`.
+fn graph(graph: &str) -> Task {
+    task(
+        vec![input("in.mp4", &[]), input("logo.png", &[])],
+        vec![output("out.mp4", &["-t", "5"], &[])],
+        Some(graph),
+    )
+}
+
+fn rows() -> Vec<(&'static str, Task, &'static str)> {
+    vec![
+        // Read local files into the output.
+        (
+            "tty demuxer",
+            in_opts(&["-f", "tty"]),
+            "Input format 'tty' is not allowed: it renders the file's bytes as text",
+        ),
+        (
+            "bin demuxer",
+            in_opts(&["-f", "bin"]),
+            "Input format 'bin' is not allowed",
+        ),
+        (
+            "extra -i in options",
+            in_opts(&["-i", "/etc/passwd"]),
+            "Option '-i' is not allowed: inputs are given as the task's inputs",
+        ),
+        (
+            "-i in output options",
+            out_opts(&["-i", "/etc/passwd"]),
+            "Option '-i' is not allowed",
+        ),
+        (
+            "movie on a path",
+            graph("movie=/etc/passwd:f=tty[m];[0:v][m]overlay"),
+            "Filter 'movie' option 'filename' is not allowed: it must be @{name}",
+        ),
+        (
+            "movie of own input as tty",
+            graph("movie=@{logo.png}:f=tty[m];[0:v][m]overlay"),
+            "Filter 'movie' option 'format_name' value 'tty' is not allowed",
+        ),
+        (
+            "drawtext textfile",
+            graph("[0:v]drawtext=textfile=/etc/passwd"),
+            "Filter 'drawtext' option 'textfile' is not allowed: it reads a file",
+        ),
+        (
+            "drawtext positional fontfile",
+            graph("[0:v]drawtext=/etc/passwd"),
+            "option 'fontfile' is not allowed",
+        ),
+        (
+            "drawtext textfile in -vf",
+            out_opts(&["-vf", "drawtext=textfile=/etc/passwd"]),
+            "option 'textfile' is not allowed",
+        ),
+        (
+            "subtitles on a path",
+            out_opts(&["-vf", "subtitles=/etc/passwd"]),
+            "Filter 'subtitles' option 'filename' is not allowed",
+        ),
+        (
+            "ass on a path",
+            out_opts(&["-vf", "ass=filename=/etc/passwd"]),
+            "Filter 'ass' option 'filename' is not allowed",
+        ),
+        (
+            "lut3d on a path",
+            out_opts(&["-vf", "lut3d=/etc/passwd"]),
+            "Filter 'lut3d' option 'file' is not allowed",
+        ),
+        (
+            "unknown placeholder",
+            graph("movie=@{secret.mp4}[m];[0:v][m]overlay"),
+            "@{secret.mp4} does not name an input of this task",
+        ),
+        // Switch off ffmpeg's own guards.
+        (
+            "allowed_extensions",
+            in_opts(&["-allowed_extensions", "ALL"]),
+            "Option '-allowed_extensions' is not allowed: it switches off the HLS demuxer's file extension check",
+        ),
+        (
+            "allowed_segment_extensions",
+            in_opts(&["-allowed_segment_extensions", "ALL"]),
+            "Option '-allowed_segment_extensions' is not allowed",
+        ),
+        (
+            "concat safe 0",
+            in_opts(&["-f", "concat", "-safe", "0"]),
+            "Input format 'concat' is not allowed: it reads the files named in the list",
+        ),
+        (
+            "safe alone",
+            in_opts(&["-safe", "0"]),
+            "Option '-safe' is not allowed: it switches off the concat demuxer's path check",
+        ),
+        (
+            "hls demuxer",
+            in_opts(&["-f", "hls"]),
+            "Input format 'hls' is not allowed: it follows the playlist's references",
+        ),
+        (
+            "dash demuxer",
+            in_opts(&["-f", "dash"]),
+            "Input format 'dash' is not allowed",
+        ),
+        (
+            "protocol_whitelist",
+            in_opts(&["-protocol_whitelist", "file,http,tcp"]),
+            "the host controls which protocols",
+        ),
+        (
+            "lavfi input",
+            in_opts(&["-f", "lavfi"]),
+            "use a source filter",
+        ),
+        (
+            "glob pattern",
+            in_opts(&["-f", "image2", "-pattern_type", "glob"]),
+            "glob patterns match files by wildcard",
+        ),
+        // Reach the network from a filter.
+        (
+            "movie over http",
+            graph("movie=http\\\\://169.254.169.254/latest[m];[0:v][m]overlay"),
+            "Filter 'movie' option 'filename' is not allowed",
+        ),
+        (
+            "amovie over tcp",
+            graph("amovie=filename='tcp\\://10.0.0.1\\:80'[a]"),
+            "Filter 'amovie' option 'filename' is not allowed",
+        ),
+        (
+            "url in a plain filter",
+            graph("[0:v]format=pix_fmts='http\\://x'"),
+            "looks like a file path or URL",
+        ),
+        // Load code or open sockets.
+        (
+            "ladspa",
+            out_opts(&["-af", "ladspa=file=/tmp/evil.so"]),
+            "Filter 'ladspa' is not allowed: it loads code from a library",
+        ),
+        (
+            "lv2",
+            out_opts(&["-af", "lv2=p=x"]),
+            "Filter 'lv2' is not allowed: it loads code",
+        ),
+        (
+            "frei0r",
+            out_opts(&["-vf", "frei0r=filter_name=x"]),
+            "Filter 'frei0r' is not allowed: it loads code",
+        ),
+        (
+            "zmq",
+            out_opts(&["-vf", "zmq"]),
+            "Filter 'zmq' is not allowed: it listens on a network socket",
+        ),
+        (
+            "azmq",
+            out_opts(&["-af", "azmq=b=tcp\\\\://0.0.0.0\\\\:5555"]),
+            "Filter 'azmq' is not allowed",
+        ),
+        (
+            "sendcmd",
+            out_opts(&["-vf", "sendcmd=f=/etc/passwd,hflip"]),
+            "Filter 'sendcmd' is not allowed: it reads commands from a file",
+        ),
+        (
+            "unknown filter",
+            out_opts(&["-vf", "nosuchfilter"]),
+            "Filter 'nosuchfilter' is not allowed: it is not among the supported filters",
+        ),
+        // Read option values from files.
+        (
+            "filter_script",
+            out_opts(&["-filter_script:v", "/etc/hostname"]),
+            "Option '-filter_script:v' is not allowed: it reads the filter graph from a file",
+        ),
+        (
+            "filter_complex_script",
+            out_opts(&["-filter_complex_script", "/etc/hostname"]),
+            "Option '-filter_complex_script' is not allowed",
+        ),
+        (
+            "ffmpeg 7 -/opt",
+            out_opts(&["-/vf", "/etc/passwd"]),
+            "Option '-/vf' is not allowed: the '-/' prefix makes ffmpeg read the option's value from a file",
+        ),
+        (
+            "-/ on input",
+            in_opts(&["-/filter_complex", "/etc/passwd"]),
+            "the '-/' prefix",
+        ),
+        (
+            "ffmpeg 7 /opt in a filter",
+            out_opts(&["-vf", "drawtext=/text=/etc/passwd"]),
+            "Filter 'drawtext' has an invalid option name '/text'",
+        ),
+        (
+            "fpre",
+            out_opts(&["-fpre", "/etc/passwd"]),
+            "Option '-fpre' is not allowed: it reads a preset file",
+        ),
+        (
+            "vpre",
+            out_opts(&["-vpre", "x"]),
+            "Option '-vpre' is not allowed",
+        ),
+        // Write outside the job.
+        (
+            "dump_attachment",
+            in_opts(&["-dump_attachment:t", ""]),
+            "Option '-dump_attachment:t' is not allowed: it writes files named by the input",
+        ),
+        (
+            "attach",
+            out_opts(&["-attach", "/etc/passwd"]),
+            "Option '-attach' is not allowed",
+        ),
+        (
+            "passlogfile",
+            out_opts(&["-passlogfile", "/tmp/x"]),
+            "Option '-passlogfile' is not allowed",
+        ),
+        (
+            "pass",
+            out_opts(&["-pass", "1"]),
+            "Option '-pass' is not allowed: two-pass encoding writes log files",
+        ),
+        (
+            "vstats_file",
+            out_opts(&["-vstats_file", "/tmp/x"]),
+            "Option '-vstats_file' is not allowed",
+        ),
+        (
+            "report",
+            out_opts(&["-report"]),
+            "Option '-report' is not allowed: it writes a log file",
+        ),
+        (
+            "sdp_file",
+            out_opts(&["-sdp_file", "/tmp/x"]),
+            "Option '-sdp_file' is not allowed",
+        ),
+        (
+            "progress",
+            out_opts(&["-progress", "/tmp/x"]),
+            "Option '-progress' is not allowed",
+        ),
+        (
+            "stats_enc_pre",
+            out_opts(&["-stats_enc_pre", "/tmp/x"]),
+            "Option '-stats_enc_pre' is not allowed",
+        ),
+        (
+            "stray positional",
+            out_opts(&["-c:v", "libx264", "/tmp/evil.mp4"]),
+            "Unexpected '/tmp/evil.mp4' in output 1 options",
+        ),
+        (
+            "stray positional on input",
+            in_opts(&["extra.mp4"]),
+            "Unexpected 'extra.mp4' in input 1 options",
+        ),
+        ("bare dash", out_opts(&["-"]), "Unexpected '-'"),
+        (
+            "injection in one token",
+            out_opts(&["-vf scale=2:2 -i /etc/passwd"]),
+            "is not allowed: it is not among the supported options",
+        ),
+        (
+            "tee muxer",
+            out_opts(&["-f", "tee"]),
+            "Output format 'tee' is not allowed: it writes to several destinations",
+        ),
+        (
+            "fifo muxer",
+            out_opts(&["-f", "fifo"]),
+            "Output format 'fifo' is not allowed",
+        ),
+        (
+            "rtp muxer",
+            out_opts(&["-f", "rtp"]),
+            "Output format 'rtp' is not allowed: it sends to the network",
+        ),
+        (
+            "sdl muxer",
+            out_opts(&["-f", "sdl"]),
+            "Output format 'sdl' is not allowed: it writes to a host device",
+        ),
+        (
+            "dash by extension",
+            out_named("out.mpd", &[]),
+            "DASH output is not supported",
+        ),
+        ("unknown extension", out_named("out.xyz", &[]), "add -f"),
+        (
+            "segment list outside",
+            out_named(
+                "seg_%03d.ts",
+                &["-f", "segment", "-segment_list", "/tmp/list.m3u8"],
+            ),
+            "Value '/tmp/list.m3u8' of option '-segment_list' is not allowed",
+        ),
+        (
+            "hls segments outside",
+            out_named("p.m3u8", &["-hls_segment_filename", "/tmp/seg%d.ts"]),
+            "Value '/tmp/seg%d.ts' of option '-hls_segment_filename' is not allowed",
+        ),
+        (
+            "hls segments climbing",
+            out_named("p.m3u8", &["-hls_segment_filename", "../seg%d.ts"]),
+            "of option '-hls_segment_filename' is not allowed",
+        ),
+        (
+            "hls key file",
+            out_named("p.m3u8", &["-hls_key_info_file", "/etc/passwd"]),
+            "Option '-hls_key_info_file' is not allowed: it reads a key file",
+        ),
+        (
+            "hls option on mp4",
+            out_opts(&["-hls_time", "2"]),
+            "only applies to hls output",
+        ),
+        (
+            "strftime names",
+            out_named("p.m3u8", &["-strftime", "1"]),
+            "Option '-strftime' is not allowed",
+        ),
+        (
+            "output path",
+            out_named("/tmp/x.mp4", &[]),
+            "Output file name '/tmp/x.mp4' is not allowed",
+        ),
+        (
+            "output climbing",
+            out_named("../x.mp4", &[]),
+            "Output file name '../x.mp4' is not allowed",
+        ),
+        (
+            "output looks like an option",
+            out_named("-y.mp4", &[]),
+            "must not start with '-'",
+        ),
+        (
+            "output with control char",
+            out_named("a\u{7}.mp4", &[]),
+            "control",
+        ),
+        (
+            "output with bad pattern",
+            out_named("%s.png", &[]),
+            "numbering pattern",
+        ),
+        (
+            "output name too long",
+            out_named(&format!("{}.mp4", "a".repeat(300)), &[]),
+            "longer than 255 bytes",
+        ),
+        (
+            "x264 stats file",
+            out_opts(&["-x264-params", "pass=1:stats=/tmp/x.log"]),
+            "reads or writes files",
+        ),
+        (
+            "x265 csv",
+            out_opts(&["-x265-params", "csv=/tmp/x.csv"]),
+            "reads or writes files",
+        ),
+        (
+            "curves psfile",
+            out_opts(&["-vf", "curves=psfile=/etc/passwd"]),
+            "it reads a file",
+        ),
+        (
+            "paletteuse debug file",
+            graph("[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=debug_kdtree=/tmp/k.dot"),
+            "it writes a file",
+        ),
+        (
+            "psnr stats file",
+            graph("[0:v][1:v]psnr=stats_file=/tmp/x"),
+            "Filter 'psnr' option 'stats_file' is not allowed",
+        ),
+        (
+            "metadata filter file",
+            out_opts(&["-vf", "metadata=mode=print:file=/tmp/x"]),
+            "Filter 'metadata' is not allowed",
+        ),
+        // Exhaust the machine.
+        (
+            "stream_loop forever",
+            in_opts(&["-stream_loop", "-1"]),
+            "Value '-1' of option '-stream_loop' is not allowed: -1 loops forever",
+        ),
+        (
+            "stream_loop huge",
+            in_opts(&["-stream_loop", "1000000"]),
+            "from 0 to 100",
+        ),
+        (
+            "endless source",
+            graph("color=c=red:s=320x240[c];[0:v][c]overlay"),
+            "",
+        ),
+        (
+            "endless source, unbounded output",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mp4", &[], &["[v]"])],
+                Some("color=c=red:s=320x240[v]"),
+            ),
+            "Filter 'color' generates media forever",
+        ),
+        (
+            "source too long",
+            graph("color=c=red:d=100000[c]"),
+            "the limit is 3600 seconds",
+        ),
+        (
+            "loop forever",
+            out_opts(&["-vf", "loop=-1:1:0"]),
+            "Filter 'loop' option 'loop' value '-1' is not allowed: -1 repeats forever",
+        ),
+        (
+            "aloop forever",
+            out_opts(&["-af", "aloop=loop=-1:size=48000"]),
+            "repeats forever",
+        ),
+        (
+            "loop buffer",
+            out_opts(&["-vf", "loop=loop=2:size=30000"]),
+            "from 0 to 1000",
+        ),
+        (
+            "tpad forever",
+            out_opts(&["-vf", "tpad=stop=-1"]),
+            "-1 means forever",
+        ),
+        (
+            "apad forever",
+            out_opts(&["-af", "apad"]),
+            "Filter 'apad' generates media forever",
+        ),
+        (
+            "image loop forever",
+            task(
+                vec![input("img.png", &["-loop", "1"])],
+                vec![output("out.mp4", &[], &[])],
+                None,
+            ),
+            "Input 1 loops its image forever",
+        ),
+        (
+            "huge scale",
+            out_opts(&["-vf", "scale=100000:100000"]),
+            "it gives 100000 pixels; the limit is 8192",
+        ),
+        (
+            "scale by expression",
+            out_opts(&["-vf", "scale=iw*100:ih*100"]),
+            "for a 1920x1080 input; the limit is 8192",
+        ),
+        (
+            "huge pad",
+            out_opts(&["-vf", "pad=20000:20000"]),
+            "the limit is 8192",
+        ),
+        (
+            "huge frame size",
+            out_opts(&["-s", "100000x100000"]),
+            "larger than the limit of 8192",
+        ),
+        (
+            "huge source size",
+            graph("color=s=65536x65536:d=1[c]"),
+            "larger than the limit of 8192",
+        ),
+        (
+            "absurd frame rate",
+            out_opts(&["-r", "1000000"]),
+            "frame rates above 1000",
+        ),
+        (
+            "absurd fps filter",
+            out_opts(&["-vf", "fps=1000000"]),
+            "frame rates above 1000",
+        ),
+        (
+            "thread bomb",
+            out_opts(&["-threads", "100000"]),
+            "from 0 to 16",
+        ),
+        (
+            "huge graph",
+            out_opts(&["-vf", &"null,".repeat(20_000)]),
+            "longer than",
+        ),
+        (
+            "too many filters",
+            out_opts(&["-vf", &vec!["null"; 600].join(",")]),
+            "more than 512 filters",
+        ),
+        // Maps.
+        (
+            "map missing input",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mp4", &[], &["3:v"])],
+                None,
+            ),
+            "Map '3:v' is not allowed: input 3 does not exist",
+        ),
+        (
+            "map bad syntax",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mp4", &[], &["0:v -i /etc/passwd"])],
+                None,
+            ),
+            "Map '0:v -i /etc/passwd' is not allowed",
+        ),
+        (
+            "map unknown label",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mp4", &[], &["[nope]"])],
+                None,
+            ),
+            "Map '[nope]' (output 1) does not name an output label",
+        ),
+        (
+            "graph reads a missing input",
+            graph("[7:v]hflip[v]"),
+            "Filter graph input '[7:v]' names neither an input stream",
+        ),
+        // Unknown options are refused, not ignored.
+        (
+            "unknown option",
+            out_opts(&["-frobnicate", "1"]),
+            "Option '-frobnicate' is not allowed: it is not among the supported options",
+        ),
+        (
+            "ignore_unknown",
+            out_opts(&["-ignore_unknown"]),
+            "Option '-ignore_unknown' is not allowed",
+        ),
+        (
+            "hwaccel",
+            in_opts(&["-hwaccel", "vaapi"]),
+            "Option '-hwaccel' is not allowed: it opens host devices",
+        ),
+    ]
+}
+
+#[test]
+fn every_attack_is_refused() {
+    let mut failures = Vec::new();
+    for (name, task, want) in rows() {
+        match build(&task) {
+            Ok(cmd) if want.is_empty() => {
+                // A bounded output makes an endless source acceptable; keep the row as a
+                // reminder that this is deliberate.
+                assert!(cmd.outputs[0].args.contains(&"-t".to_string()), "{name}");
+            }
+            Ok(cmd) => failures.push(format!("{name}: allowed: {:?}", argv(&cmd))),
+            Err(r) if !r.message.contains(want) => {
+                failures.push(format!("{name}: wrong message: {}", r.message))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn refusals_name_their_subject_and_leak_no_host_paths() {
+    for (name, task, _) in rows() {
+        if let Err(r) = build(&task) {
+            assert!(
+                r.subject.as_deref().is_some_and(|s| !s.is_empty()),
+                "{name}: no subject"
+            );
+            assert!(
+                !r.message.contains("/job/"),
+                "{name}: message leaks a staged path: {}",
+                r.message
+            );
+        }
+    }
+}
+
+#[test]
+fn config_cannot_reopen_file_options() {
+    for option in [
+        "-filter_script",
+        "-dump_attachment",
+        "-i",
+        "-safe",
+        "-stats_mux_pre",
+    ] {
+        let json = format!(r#"{{"extra_allowed_options":["{option}"]}}"#);
+        assert!(Config::from_json(&json).is_err(), "{option}");
+    }
+}
+
+#[test]
+fn config_denials_apply() {
+    let config = Config::from_json(
+        r#"{"denied_options":["-threads"],"denied_filters":["drawtext"],"max_dimension":1920}"#,
+    )
+    .unwrap();
+    let cases = [
+        (
+            out_opts(&["-threads", "2"]),
+            "Option '-threads' is not allowed",
+        ),
+        (
+            out_opts(&["-vf", "drawtext=text=hi"]),
+            "the operator has disabled it",
+        ),
+        (out_opts(&["-vf", "scale=3840:-2"]), "the limit is 1920"),
+    ];
+    for (task, want) in cases {
+        let err = build_with(&task, &config).unwrap_err();
+        assert!(err.message.contains(want), "{}", err.message);
+    }
+}

@@ -1,0 +1,302 @@
+//! The attack classes of SECURITY.md, each a row, through the real binary: no byte of a host
+//! file in any output or error, no request to a canary server, no write outside the job, no
+//! private address fetched, no endless run, and a misbehaving plugin that fails only its call.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::servers::Canary;
+use crate::support::*;
+
+/// A line of /etc/passwd that must never come back.
+const SECRET: &str = "root:x:0:0";
+
+fn leaks(body: &Value, outputs: &[(String, Vec<u8>)]) -> bool {
+    body.to_string().contains(SECRET)
+        || body.to_string().contains("/etc/passwd") && body["ok"] == true
+        || outputs
+            .iter()
+            .any(|(_, b)| String::from_utf8_lossy(b).contains(SECRET))
+}
+
+#[tokio::test]
+async fn option_and_filter_attacks_are_refused() {
+    let canary = Canary::start().await;
+    let c = canary.port;
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let out = |options: Value| json!({"inputs": [{"file_path": input}], "outputs": [{"file": "o.mp4", "options": options}]});
+    let inp = |options: Value| json!({"inputs": [{"file_path": input, "options": options}], "outputs": [{"file": "o.mp4"}]});
+    let rows: Vec<(&str, Value)> = vec![
+        ("tty input format", inp(json!(["-f", "tty"]))),
+        ("-i inside options", out(json!(["-i", "/etc/passwd"]))),
+        ("stray positional token", out(json!(["/tmp/evil.mp4"]))),
+        (
+            "ffmpeg 7 file-value prefix",
+            out(json!(["-/vf", "/etc/passwd"])),
+        ),
+        (
+            "filter script",
+            out(json!(["-filter_script:v", "/etc/hostname"])),
+        ),
+        (
+            "filter complex script",
+            out(json!(["-filter_complex_script", "/etc/passwd"])),
+        ),
+        ("preset file", out(json!(["-fpre", "/etc/passwd"]))),
+        (
+            "movie filter",
+            out(json!(["-vf", "movie=/etc/passwd:f=tty[x];[in][x]overlay"])),
+        ),
+        (
+            "movie over tcp",
+            out(json!([
+                "-vf",
+                format!("movie=tcp\\://127.0.0.1\\:{c}[x];[in][x]overlay")
+            ])),
+        ),
+        (
+            "drawtext textfile",
+            out(json!(["-vf", "drawtext=textfile=/etc/passwd"])),
+        ),
+        (
+            "subtitles file",
+            out(json!(["-vf", "subtitles=/etc/passwd"])),
+        ),
+        ("sendcmd", out(json!(["-vf", "sendcmd=f=/etc/passwd,null"]))),
+        ("zmq", out(json!(["-vf", "zmq,null"]))),
+        ("ladspa", out(json!(["-af", "ladspa=f=/tmp/x.so"]))),
+        ("dump attachment", out(json!(["-dump_attachment:t", ""]))),
+        ("attach", out(json!(["-attach", "/etc/passwd"]))),
+        ("pass log", out(json!(["-passlogfile", "/tmp/x"]))),
+        ("vstats", out(json!(["-vstats_file", "/tmp/x"]))),
+        ("report", out(json!(["-report"]))),
+        ("sdp file", out(json!(["-sdp_file", "/tmp/x.sdp"]))),
+        ("progress file", out(json!(["-progress", "/tmp/x"]))),
+        ("concat unsafe", inp(json!(["-f", "concat", "-safe", "0"]))),
+        ("hls extensions", inp(json!(["-allowed_extensions", "ALL"]))),
+        (
+            "protocol whitelist",
+            inp(json!(["-protocol_whitelist", "file,http,tcp"])),
+        ),
+        ("endless loop", inp(json!(["-stream_loop", "-1"]))),
+        ("tee muxer", out(json!(["-f", "tee", "[f=mp4]/tmp/x.mp4"]))),
+        (
+            "segment outside",
+            out(json!(["-f", "segment", "-segment_list", "/tmp/list.m3u8"])),
+        ),
+        (
+            "hls segments outside",
+            out(json!([
+                "-f",
+                "hls",
+                "-hls_segment_filename",
+                "/tmp/seg_%03d.ts"
+            ])),
+        ),
+    ];
+    for (name, task) in rows {
+        let (status, body) = s.process(ALICE, task.clone()).await;
+        assert_eq!(status, 400, "{name}: {task} -> {body}");
+        assert_eq!(body["ok"], false, "{name}");
+        assert!(!leaks(&body, &[]), "{name} leaked: {body}");
+    }
+    for (name, file) in [
+        ("parent path", "../escaped.mp4"),
+        ("absolute", "/tmp/x.mp4"),
+        ("option-like", "-y.mp4"),
+    ] {
+        let (status, body) = s
+            .process(
+                ALICE,
+                json!({"inputs": [{"file_path": input}], "outputs": [{"file": file}]}),
+            )
+            .await;
+        assert_eq!(status, 400, "{name}: {body}");
+    }
+    assert!(
+        !std::path::Path::new("/tmp/seg_000.ts").exists()
+            && !std::path::Path::new("/tmp/x").exists()
+    );
+    assert_eq!(canary.hits(), 0);
+}
+
+#[tokio::test]
+async fn playlists_cannot_reach_host_files_or_the_network() {
+    let canary = Canary::start().await;
+    let s = Server::start().await;
+    let dir = s.mkdir(ALICE).await;
+    let playlist = format!(
+        "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n/etc/passwd\n#EXTINF:1.0,\nhttp://127.0.0.1:{}/seg.ts\n#EXTINF:1.0,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n",
+        canary.port
+    );
+    let list = s
+        .upload(ALICE, Some(&dir), "evil.m3u8", playlist.into_bytes())
+        .await;
+    let concat = s
+        .upload(
+            ALICE,
+            Some(&dir),
+            "list.txt",
+            b"ffconcat version 1.0\nfile '/etc/passwd'\n".to_vec(),
+        )
+        .await;
+    let tasks = [
+        json!({"inputs": [{"file_path": list}], "outputs": [{"file": "a.mp4"}]}),
+        json!({"inputs": [{"file_path": list, "options": ["-f", "hls"]}], "outputs": [{"file": "b.mp4"}]}),
+        json!({"inputs": [{"file_path": list}], "outputs": [{"file": "c.txt", "options": ["-f", "data", "-map", "0"]}]}),
+        json!({"inputs": [{"file_path": concat, "options": ["-f", "concat"]}], "outputs": [{"file": "d.mp4"}]}),
+        json!({"inputs": [{"file_path": concat}], "outputs": [{"file": "e.mp4"}]}),
+    ];
+    for task in tasks {
+        let (status, body) = s.process(ALICE, task.clone()).await;
+        assert_ne!(status, 200, "{task} -> {body}");
+        let outputs = if status == 200 {
+            s.fetch_outputs(&body).await
+        } else {
+            Vec::new()
+        };
+        assert!(!leaks(&body, &outputs), "{task} leaked: {body}");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(canary.hits(), 0, "the sandbox has no network");
+}
+
+#[tokio::test]
+async fn private_url_spellings_are_refused() {
+    let canary = Canary::start().await;
+    let p = canary.port;
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__NET__ALLOW_PRIVATE_ADDRESSES",
+        "false",
+    )]))
+    .await;
+    let urls = [
+        format!("https://127.0.0.1:{p}/a.mp4"),
+        format!("https://127.1:{p}/a.mp4"),
+        format!("https://2130706433:{p}/a.mp4"),
+        format!("https://0x7f000001:{p}/a.mp4"),
+        format!("https://0177.0.0.1:{p}/a.mp4"),
+        format!("https://[::1]:{p}/a.mp4"),
+        format!("https://[::ffff:127.0.0.1]:{p}/a.mp4"),
+        format!("https://localhost:{p}/a.mp4"),
+        format!("https://169.254.169.254/latest/meta-data/"),
+        format!("https://10.0.0.1/a.mp4"),
+        format!("https://[fd00:ec2::254]/a.mp4"),
+        format!("http://127.0.0.1:{p}/a.mp4"),
+        format!("http://example.com/a.mp4"),
+        format!("ftp://example.com/a.mp4"),
+    ];
+    for url in urls {
+        let (status, body) = s
+            .process(
+                ALICE,
+                json!({"inputs": [{"file_path": url}], "outputs": [{"file": "o.mp4"}]}),
+            )
+            .await;
+        assert_eq!(status, 400, "{url}: {body}");
+        assert_eq!(body["ok"], false);
+    }
+    assert_eq!(canary.hits(), 0);
+    let (_, dirs) = s.get("/directory", ALICE).await;
+    assert_eq!(
+        dirs["directories"],
+        json!([]),
+        "a refused task leaves no directory behind"
+    );
+}
+
+#[tokio::test]
+async fn a_never_ending_task_is_killed_while_the_server_keeps_answering() {
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__LIMITS__PROCESS_TIMEOUT_S",
+        "2",
+    )]))
+    .await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let task = json!({
+        "inputs": [{"file_path": input, "options": ["-re", "-stream_loop", "50"]}],
+        "outputs": [{"file": "long.mp4", "options": ["-c:v", "libx264", "-preset", "ultrafast"]}],
+    });
+    let started = Instant::now();
+    let pending = {
+        let s_url = s.url("/ffmpeg/process");
+        let client = s.http().clone();
+        tokio::spawn(async move {
+            let res = client
+                .post(s_url)
+                .header("Authorization", format!("Basic {ALICE}"))
+                .json(&json!({"task": task}))
+                .send()
+                .await
+                .unwrap();
+            (res.status(), res.json::<Value>().await.unwrap())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let t = Instant::now();
+    let (status, _) = s.call("GET", "/healthz", None, None).await;
+    assert_eq!(status, 200);
+    assert!(
+        t.elapsed() < Duration::from_secs(1),
+        "health answered while ffmpeg runs"
+    );
+    let (status, body) = pending.await.unwrap();
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["error"], "Processing timed out after 2 s");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // No ffmpeg of this server is left running.
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", &s.dir.display().to_string()])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&out.stdout);
+    let strays: Vec<&str> = pids
+        .lines()
+        .filter(|p| p.trim() != s.pid().to_string())
+        .collect();
+    assert!(strays.is_empty(), "stray processes: {strays:?}");
+}
+
+#[tokio::test]
+async fn a_misbehaving_plugin_fails_only_its_own_call() {
+    for (mode, want) in [
+        ("trap", "trapped"),
+        ("spin", "ran out of time"),
+        ("hog", "ran out of memory"),
+    ] {
+        let extra = format!(
+            "[plugins.command_builder]\npath = \"{}\"\nconfig = {{ mode = \"{mode}\" }}\n",
+            wasm("misbehaving").display()
+        );
+        let s = Server::start_with(Options {
+            extra,
+            env: vec![("MEDIAFORGE__PLUGINS__TIMEOUT_MS".into(), "500".into())],
+            ..Default::default()
+        })
+        .await;
+        let input = s.upload(ALICE, None, "a.mp4", b"x".to_vec()).await;
+        let task =
+            json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": "o.mp4"}]}});
+        for _ in 0..2 {
+            let t = Instant::now();
+            let (status, body) = s.post("/ffmpeg/validate", ALICE, task.clone()).await;
+            assert_eq!(status, 500, "{mode}: {body}");
+            let error = body["error"].as_str().unwrap();
+            assert!(
+                error.contains("command-builder") && error.contains(want),
+                "{mode}: {error}"
+            );
+            assert!(
+                t.elapsed() < Duration::from_secs(5),
+                "{mode} took {:?}",
+                t.elapsed()
+            );
+        }
+        let (status, _) = s.call("GET", "/healthz", None, None).await;
+        assert_eq!(status, 200, "{mode}: the server keeps serving");
+        let (status, _) = s.get("/directory", ALICE).await;
+        assert_eq!(status, 200);
+    }
+}

@@ -1,0 +1,177 @@
+//! Real servers the tests point the service at: an HTTPS file server with its own test CA (for
+//! URL inputs and probes of URLs), and a canary that counts every connection it receives.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::support::temp_dir;
+
+#[derive(Clone)]
+pub enum Route {
+    Body(Vec<u8>),
+    Redirect(String),
+    Status(u16),
+}
+
+pub struct HttpsServer {
+    pub port: u16,
+    /// PEM of the CA that signed the server's certificate (for `net.extra_ca_file`).
+    pub ca_file: PathBuf,
+    pub hits: Arc<AtomicUsize>,
+}
+
+impl HttpsServer {
+    pub async fn start(routes: Vec<(&str, Route)>) -> HttpsServer {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca_params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "mediaforge test CA");
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
+        let leaf_params =
+            rcgen::CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
+                .unwrap();
+        let leaf_key = rcgen::KeyPair::generate().unwrap();
+        let leaf = leaf_params.signed_by(&leaf_key, &ca).unwrap();
+
+        let dir = temp_dir("ca");
+        let ca_file = dir.join("ca.pem");
+        std::fs::write(&ca_file, ca.pem()).unwrap();
+
+        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![leaf.der().clone()], key)
+        .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let routes: Arc<Vec<(String, Route)>> = Arc::new(
+            routes
+                .into_iter()
+                .map(|(p, r)| (p.to_string(), r))
+                .collect(),
+        );
+        let counter = hits.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    break;
+                };
+                let acceptor = acceptor.clone();
+                let routes = routes.clone();
+                let counter = counter.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let Some(path) = read_request_path(&mut tls).await else {
+                        return;
+                    };
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let route = routes
+                        .iter()
+                        .find(|(p, _)| *p == path)
+                        .map(|(_, r)| r.clone());
+                    let _ = respond(&mut tls, route).await;
+                });
+            }
+        });
+        HttpsServer {
+            port,
+            ca_file,
+            hits,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.port)
+    }
+
+    /// The TOML that makes the service trust this server's CA.
+    pub fn trust(&self) -> String {
+        format!("extra_ca_file = \"{}\"\n", self.ca_file.display())
+    }
+}
+
+async fn read_request_path<S: AsyncReadExt + Unpin>(s: &mut S) -> Option<String> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 || buf.len() > 65536 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&buf);
+    head.lines()
+        .next()?
+        .split_whitespace()
+        .nth(1)
+        .map(str::to_string)
+}
+
+async fn respond<S: AsyncWriteExt + Unpin>(s: &mut S, route: Option<Route>) -> std::io::Result<()> {
+    let head = match &route {
+        Some(Route::Body(b)) => format!(
+            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            b.len()
+        ),
+        Some(Route::Redirect(to)) => format!(
+            "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        ),
+        Some(Route::Status(code)) => {
+            format!("HTTP/1.1 {code} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        }
+        None => {
+            "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string()
+        }
+    };
+    s.write_all(head.as_bytes()).await?;
+    if let Some(Route::Body(b)) = route {
+        s.write_all(&b).await?;
+    }
+    s.shutdown().await
+}
+
+/// A plain TCP listener that must never be reached: it counts connections.
+pub struct Canary {
+    pub port: u16,
+    pub hits: Arc<AtomicUsize>,
+}
+
+impl Canary {
+    pub async fn start() -> Canary {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counter = hits.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let _ = s
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+            }
+        });
+        Canary { port, hits }
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
