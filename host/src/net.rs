@@ -150,6 +150,30 @@ impl Net {
         Ok(written)
     }
 
+    /// GET `url` into `dest`, keeping at most the first `max_bytes` (a probe reads no further).
+    pub async fn download_prefix(
+        &self,
+        url: &Url,
+        dest: &Path,
+        max_bytes: u64,
+    ) -> Result<u64, NetError> {
+        let response = self.get_following(url.clone()).await?;
+        let mut file = tokio::fs::File::create(dest).await.map_err(transport)?;
+        let mut written = 0u64;
+        let mut body = response.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(transport)?;
+            let room = (max_bytes - written).min(chunk.len() as u64) as usize;
+            file.write_all(&chunk[..room]).await.map_err(transport)?;
+            written += room as u64;
+            if written >= max_bytes {
+                break;
+            }
+        }
+        file.flush().await.map_err(transport)?;
+        Ok(written)
+    }
+
     /// A GET whose status is 2xx after at most `max_redirects` checked hops.
     async fn get_following(&self, mut url: Url) -> Result<reqwest::Response, NetError> {
         for _ in 0..=self.max_redirects {

@@ -2,6 +2,7 @@
 //! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
 
 mod plugin_host;
+mod probe;
 mod process;
 mod security;
 mod servers;

@@ -5,6 +5,7 @@ pub mod blob;
 pub mod directories;
 pub mod files;
 pub mod health;
+pub mod probe;
 pub mod process;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ fn authenticated() -> Router {
         .push(directories::router())
         .push(files::router())
         .push(process::router())
+        .push(probe::router())
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

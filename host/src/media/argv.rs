@@ -179,10 +179,12 @@ fn check_token(token: &str, job: &str) -> Result<(), Refused> {
     }
     let lower = token.to_ascii_lowercase();
     for (i, _) in lower.match_indices(':') {
-        let word_start = lower[..i]
+        // Filter graphs escape the colon (`pipe\:0`); look through the escapes.
+        let before = lower[..i].trim_end_matches('\\');
+        let word_start = before
             .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '_'))
             .map_or(0, |p| p + 1);
-        let word = &lower[word_start..i];
+        let word = &before[word_start..];
         // `file:`, `pipe:` and the like, including `hls+file:` style composites.
         if word.split('+').any(|w| PROTOCOLS.contains(&w)) {
             return refuse("names a protocol");
@@ -224,10 +226,10 @@ mod tests {
             ("movie=/etc/passwd", "outside the job"),
             ("drawtext=textfile='/etc/passwd'", "outside the job"),
             ("file:/etc/passwd", "protocol"),
-            ("subfile,,start,0,end,0,,:/x", "protocol"),
+            ("subfile,,start,0,end,0,,:/x", "outside the job"),
             ("-/filter", "from a file"),
             ("https://example.com/a.m3u8", "URL"),
-            ("movie=tcp\\://127.0.0.1\\:80", "protocol"),
+            ("movie=tcp\\://127.0.0.1\\:80", "URL"),
             ("/data/scratch/job1/../other/x", "parent"),
             ("a\nb", "control"),
             ("amovie=pipe\\:0", "protocol"),

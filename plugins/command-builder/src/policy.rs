@@ -376,8 +376,8 @@ pub const OPTIONS: &[OptSpec] = &[
     m("individual_header_trailer", SEGMENT, Value::Int(0, 1), "per-segment headers"),
     m("write_header_trailer", SEGMENT, Value::Int(0, 1), "segment header and trailer"),
     // Things the host controls: accepted for compatibility and dropped.
-    o("y", Strip, NoSpec, Value::Flag, "the host always overwrites in its own directory"),
-    o("n", Strip, NoSpec, Value::Flag, "the host always overwrites in its own directory"),
+    o("y", Strip, NoSpec, Value::Flag, "the host decides about overwriting"),
+    o("n", Strip, NoSpec, Value::Flag, "the host decides about overwriting"),
     o("hide_banner", Strip, NoSpec, Value::Flag, "the host controls logging"),
     o("nostdin", Strip, NoSpec, Value::Flag, "the host controls stdin"),
     o("stats", Strip, NoSpec, Value::Flag, "the host controls logging"),

@@ -241,6 +241,50 @@ fn tasks() -> Vec<(&'static str, Task, &'static [&'static str])> {
             &["out.mp4"],
         ),
         (
+            "watermark by movie in -vf",
+            task(
+                vec![input("in.mp4", &[]), input("logo.png", &[])],
+                vec![output(
+                    "wm.mp4",
+                    &[
+                        "-vf",
+                        "movie=@{logo.png},scale=32:32[wm];[in][wm]overlay=4:4",
+                        "-c:v",
+                        "libx264",
+                        "-preset",
+                        "ultrafast",
+                    ],
+                    &["0:v"],
+                )],
+                None,
+            ),
+            &["wm.mp4"],
+        ),
+        (
+            "vp9 and opus",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "short.webm",
+                    &[
+                        "-c:v",
+                        "libvpx-vp9",
+                        "-deadline",
+                        "realtime",
+                        "-cpu-used",
+                        "8",
+                        "-b:v",
+                        "300k",
+                        "-c:a",
+                        "libopus",
+                    ],
+                    &[],
+                )],
+                None,
+            ),
+            &["short.webm"],
+        ),
+        (
             "hls",
             task(
                 vec![input("in.mp4", &[])],
