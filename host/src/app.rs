@@ -31,6 +31,7 @@ pub struct AppState {
     pub scratch_dir: PathBuf,
     /// Bounds the ffmpeg/ffprobe processes running at once on this instance.
     pub process_permits: tokio::sync::Semaphore,
+    pub wakers: crate::jobs::Wakers,
 }
 
 impl AppState {
@@ -101,6 +102,7 @@ impl AppState {
             sandbox,
             scratch_dir,
             process_permits: tokio::sync::Semaphore::new(cfg_limits_processes),
+            wakers: Default::default(),
         }))
     }
 
@@ -151,6 +153,7 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     let addr = acceptor.local_addr()?;
     let state = AppState::start(cfg, addr).await?;
     tokio::spawn(sweeper::run(state.clone()));
+    crate::jobs::worker::spawn(&state);
     let server = Server::new(acceptor);
     let handle = server.handle();
     tokio::spawn(async move {

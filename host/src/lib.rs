@@ -8,6 +8,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod jobs;
 pub mod media;
 pub mod metering;
 pub mod names;

@@ -175,3 +175,149 @@ impl Canary {
         self.hits.load(Ordering::SeqCst)
     }
 }
+
+/// One request a `Receiver` got.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+}
+
+/// An HTTPS server that records every request and answers with scripted statuses (the last
+/// one repeats): a webhook receiver.
+pub struct Receiver {
+    pub port: u16,
+    pub ca_file: PathBuf,
+    pub got: Arc<std::sync::Mutex<Vec<Received>>>,
+}
+
+impl Receiver {
+    pub async fn start(statuses: Vec<u16>) -> Receiver {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let (acceptor, ca_file) = tls_acceptor();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let got = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = got.clone();
+        let statuses = Arc::new(statuses);
+        tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    break;
+                };
+                let (acceptor, log, statuses) = (acceptor.clone(), log.clone(), statuses.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let Some(req) = read_request(&mut tls).await else {
+                        return;
+                    };
+                    let n = {
+                        let mut log = log.lock().unwrap();
+                        log.push(req);
+                        log.len()
+                    };
+                    let status = statuses
+                        .get(n - 1)
+                        .or(statuses.last())
+                        .copied()
+                        .unwrap_or(200);
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    let _ = tls.write_all(head.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        Receiver { port, ca_file, got }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Received> {
+        self.got.lock().unwrap().clone()
+    }
+}
+
+fn tls_acceptor() -> (tokio_rustls::TlsAcceptor, PathBuf) {
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
+        .unwrap();
+    let leaf_params =
+        rcgen::CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
+            .unwrap();
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = leaf_params.signed_by(&leaf_key, &ca).unwrap();
+    let ca_file = temp_dir("ca").join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![leaf.der().clone()], key)
+    .unwrap();
+    (tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca_file)
+}
+
+async fn read_request<S: AsyncReadExt + Unpin>(s: &mut S) -> Option<Received> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p + 4;
+        }
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 || buf.len() > 1 << 20 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.lines();
+    let path = lines.next()?.split_whitespace().nth(1)?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < len {
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some(Received {
+        path,
+        headers,
+        body,
+    })
+}

@@ -60,7 +60,24 @@ async fn live_file(state: &AppState, object: &str) -> AppResult<FileRecord> {
 }
 
 #[handler]
-async fn upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
+async fn upload(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> AppResult<Json<serde_json::Value>> {
+    let result = receive_upload(req, depot).await;
+    if result.is_err() {
+        // The body may be partly unread: the connection cannot carry another request.
+        res.headers_mut()
+            .insert("connection", HeaderValue::from_static("close"));
+    }
+    result
+}
+
+async fn receive_upload(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> AppResult<Json<serde_json::Value>> {
     let state = state(depot);
     let store = local(&state)?;
     let grant = verify(store, Method::Put, req)?;

@@ -5,8 +5,10 @@ pub mod blob;
 pub mod directories;
 pub mod files;
 pub mod health;
+pub mod jobs;
 pub mod probe;
 pub mod process;
+pub mod usage;
 
 use std::sync::Arc;
 
@@ -42,6 +44,8 @@ fn authenticated() -> Router {
         .push(files::router())
         .push(process::router())
         .push(probe::router())
+        .push(jobs::router())
+        .push(usage::router())
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

@@ -7,12 +7,17 @@ use serde_json::{Value, json};
 use super::{account, body_value, from_value, max_body, state};
 use crate::error::{AppError, AppResult};
 use crate::media::task::{self, Input, Scratch};
+use crate::metering;
 use crate::plugins::builder::StagedInput;
 use crate::task::Task;
 
 pub fn router() -> Router {
     Router::with_path("ffmpeg")
-        .push(Router::with_path("process").post(process))
+        .push(
+            Router::with_path("process")
+                .post(process)
+                .push(Router::with_path("async").post(super::jobs::submit)),
+        )
         .push(Router::with_path("validate").post(validate))
 }
 
@@ -32,6 +37,14 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>>
     let mut resolved = task::resolve(&state, &account(depot), task).await?;
     task::import(&state, &mut resolved).await?;
     let done = task::execute(&state, &resolved, None).await?;
+    metering::charge(
+        &state,
+        &resolved.account.name,
+        done.input_bytes,
+        done.output_bytes,
+        &done.usage,
+    )
+    .await?;
     Ok(Json(
         json!({ "ok": true, "result": done.result, "usage": done.usage }),
     ))

@@ -3,7 +3,10 @@
 //! (de)serialised into the plain structs below. Times are unix milliseconds, so comparisons
 //! need no datetime casts and every instance agrees on them.
 
+mod jobs;
 mod schema;
+
+pub use jobs::{Job, ListQuery, Outcome, Webhook};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -133,6 +136,21 @@ impl Db {
         let last = response.num_statements().saturating_sub(1);
         first_error(&mut response)?;
         let rows: Vec<Value> = response.take(last)?;
+        rows.into_iter()
+            .map(|row| serde_json::from_value(row).map_err(|e| DbError::Other(format!("row: {e}"))))
+            .collect()
+    }
+
+    /// Runs `sql` and returns the rows of statement `index` (BEGIN and COMMIT count).
+    async fn rows_at<T: DeserializeOwned>(
+        &self,
+        sql: &str,
+        vars: Value,
+        index: usize,
+    ) -> DbResult<Vec<T>> {
+        let mut response = self.inner.query(sql).bind(vars).await?;
+        first_error(&mut response)?;
+        let rows: Vec<Value> = response.take(index)?;
         rows.into_iter()
             .map(|row| serde_json::from_value(row).map_err(|e| DbError::Other(format!("row: {e}"))))
             .collect()

@@ -22,4 +22,6 @@ DEFINE INDEX IF NOT EXISTS usage_account_month ON usage FIELDS account, month UN
 DEFINE TABLE IF NOT EXISTS job SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS job_account_created ON job FIELDS account, created_at;
 DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
+DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
+DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
 "#;

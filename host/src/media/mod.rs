@@ -2,6 +2,7 @@
 //! applies to a plugin's argv before anything runs.
 
 pub mod argv;
+pub mod inspect;
 pub mod probe;
 pub mod runner;
 pub mod sandbox;

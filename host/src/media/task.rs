@@ -55,12 +55,18 @@ pub struct OutputFile {
     pub file_name: String,
     pub size_bytes: u64,
     pub download_url: String,
+    #[serde(skip)]
+    pub object_id: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Completed {
     pub result: Vec<OutputFile>,
     pub usage: Usage,
+    #[serde(skip)]
+    pub input_bytes: u64,
+    #[serde(skip)]
+    pub output_bytes: u64,
 }
 
 /// Checks a task against the spec's rules, the caller's directories, plan and quota. No side
@@ -409,7 +415,8 @@ pub async fn plan(
     })
 }
 
-/// Runs a resolved (and imported) task to completion and charges it.
+/// Runs a resolved (and imported) task to completion; the caller charges it (a job does so in
+/// the same transaction that completes it).
 pub async fn execute(
     state: &AppState,
     resolved: &Resolved,
@@ -507,15 +514,12 @@ pub async fn execute(
     let result = register_outputs(state, &output_dir, &scratch.outputs()).await?;
     let output_bytes = result.iter().map(|o| o.size_bytes).sum();
     let usage = Usage::new(outcome.elapsed.as_secs_f64(), input_bytes, output_bytes);
-    metering::charge(
-        state,
-        &resolved.account.name,
+    Ok(Completed {
+        result,
+        usage,
         input_bytes,
         output_bytes,
-        &usage,
-    )
-    .await?;
-    Ok(Completed { result, usage })
+    })
 }
 
 /// Moves every file ffmpeg wrote into the store, as records of the output directory.
@@ -589,6 +593,7 @@ async fn register_outputs(
             file_name: name,
             size_bytes: size,
             download_url: url,
+            object_id,
         });
     }
     Ok(result)

@@ -1,0 +1,34 @@
+//! GET /usage (beyond the spec): the caller's usage this month against the plan's quota.
+
+use salvo::prelude::*;
+use serde_json::{Value, json};
+
+use super::{account, state};
+use crate::clock;
+use crate::error::AppResult;
+
+pub fn router() -> Router {
+    Router::with_path("usage").get(usage)
+}
+
+#[handler]
+async fn usage(depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let account = account(depot);
+    let (plan_name, plan) = state.plan_of(&account)?;
+    let month = clock::month_key(time::OffsetDateTime::now_utc());
+    let used = state.db.usage(&account.name, &month).await?;
+    let gb = |b: u64| b as f64 / 1_073_741_824.0;
+    Ok(Json(json!({
+        "ok": true,
+        "month": month,
+        "plan": { "name": plan_name, "max_file_size_mb": plan.max_file_size_mb, "monthly_quota_gb": plan.monthly_quota_gb },
+        "usage": {
+            "input_size_gb": gb(used.input_bytes),
+            "output_size_gb": gb(used.output_bytes),
+            "time_sec": used.time_sec,
+            "gb_sec": used.gb_sec,
+        },
+        "remaining_gb": ((plan.monthly_quota_gb - gb(used.input_bytes)).max(0.0) * 1e6).round() / 1e6,
+    })))
+}

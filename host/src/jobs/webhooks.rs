@@ -1,0 +1,285 @@
+//! Webhook delivery from the outbox (the `webhook` field of finished jobs): the formatter plugin
+//! turns the event into a request, the host checks it, signs it (Standard Webhooks) and sends
+//! it through the one outbound client, following no redirect. Failures are retried with
+//! exponential back-off and jitter (honouring `Retry-After`) up to `webhooks.max_attempts`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use rand::Rng;
+use sha2::Sha256;
+
+use crate::app::AppState;
+use crate::clock;
+use crate::db::Job;
+use crate::plugins::formatter::{CallbackRequest, JobEvent, Outcome, OutputFile, Usage};
+
+const MAX_BODY: usize = 1024 * 1024;
+const MAX_HEADERS: usize = 32;
+/// Headers a formatter may not set: the host owns framing, routing and the signature.
+const RESERVED: &[&str] = &[
+    "host",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "te",
+    "trailer",
+    "proxy-authorization",
+    "proxy-connection",
+    "webhook-id",
+    "webhook-timestamp",
+    "webhook-signature",
+];
+
+pub async fn deliver_loop(state: Arc<AppState>) {
+    let lease_ms = (state.cfg.webhooks.timeout_s as i64 + 30) * 1000;
+    loop {
+        let woken = state.wakers.webhooks.notified();
+        let now = clock::now_ms();
+        if let Err(e) = state.db.requeue_deliveries(now).await {
+            tracing::warn!("webhook requeue failed: {e}");
+        }
+        match state.db.claim_delivery(now, lease_ms).await {
+            Ok(Some(job)) => {
+                deliver(&state, job).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("webhook claim failed: {e}"),
+        }
+        tokio::select! {
+            _ = woken => {}
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+        }
+    }
+}
+
+async fn deliver(state: &AppState, job: Job) {
+    let (Some(url), Some(mut hook)) = (job.webhook_url.clone(), job.webhook.clone()) else {
+        return;
+    };
+    hook.attempts += 1;
+    let attempt = send(state, &job, &url, &hook.event_id).await;
+    let cfg = &state.cfg.webhooks;
+    match attempt {
+        Ok((status, _)) if (200..300).contains(&status) => {
+            hook.state = "delivered".into();
+            hook.last_status = Some(status);
+            hook.last_error = None;
+            hook.delivered_at = Some(clock::now_ms());
+        }
+        result => {
+            let retry_after = match &result {
+                Ok((status, retry_after)) => {
+                    hook.last_status = Some(*status);
+                    hook.last_error = Some(format!("HTTP {status}"));
+                    *retry_after
+                }
+                Err(e) => {
+                    hook.last_error = Some(e.clone());
+                    None
+                }
+            };
+            if hook.attempts >= cfg.max_attempts {
+                hook.state = "failed".into();
+            } else {
+                hook.state = "pending".into();
+                let delay = backoff(
+                    cfg.initial_backoff_s,
+                    cfg.max_backoff_s,
+                    hook.attempts,
+                    retry_after,
+                );
+                hook.next_at = clock::now_ms() + delay.as_millis() as i64;
+            }
+        }
+    }
+    tracing::info!(
+        job_id = job.job_id,
+        state = hook.state,
+        attempts = hook.attempts,
+        "webhook attempt"
+    );
+    if let Err(e) = state.db.record_delivery(&job.job_id, &hook).await {
+        tracing::error!(job_id = job.job_id, "cannot record webhook attempt: {e}");
+    }
+}
+
+/// Exponential back-off with ±20% jitter; a longer `Retry-After` wins; both capped.
+pub fn backoff(
+    initial_s: u64,
+    max_s: u64,
+    attempts: u32,
+    retry_after: Option<Duration>,
+) -> Duration {
+    let base = initial_s as f64 * 2f64.powi(attempts.saturating_sub(1).min(30) as i32);
+    let jittered = base * rand::rng().random_range(0.8..1.2);
+    let delay = Duration::from_secs_f64(jittered.min(max_s as f64));
+    retry_after
+        .map_or(delay, |r| r.max(delay))
+        .min(Duration::from_secs(max_s))
+}
+
+/// One attempt: the status and any `Retry-After`, or why nothing was sent.
+async fn send(
+    state: &AppState,
+    job: &Job,
+    url: &str,
+    event_id: &str,
+) -> Result<(u16, Option<Duration>), String> {
+    let request = state
+        .plugins
+        .format_event(event(state, job, url, event_id))
+        .await
+        .map_err(|e| e.to_string())?;
+    let headers = checked_headers(&request)?;
+    let timestamp = clock::unix_now().to_string();
+    let mut all = vec![
+        ("content-type".to_string(), request.content_type.clone()),
+        ("webhook-id".to_string(), event_id.to_string()),
+        ("webhook-timestamp".to_string(), timestamp.clone()),
+    ];
+    if !state.cfg.webhooks.signing_secret.is_empty() {
+        all.push((
+            "webhook-signature".to_string(),
+            sign(
+                &state.cfg.webhooks.signing_secret,
+                event_id,
+                &timestamp,
+                &request.body,
+            ),
+        ));
+    }
+    all.extend(headers);
+    let timeout = Duration::from_secs(state.cfg.webhooks.timeout_s);
+    let reply = state
+        .net
+        .post(url, &all, request.body.into_bytes(), timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((reply.status, reply.retry_after))
+}
+
+fn checked_headers(request: &CallbackRequest) -> Result<Vec<(String, String)>, String> {
+    if request.body.len() > MAX_BODY {
+        return Err("webhook formatter returned a body over 1 MiB".into());
+    }
+    let ct = &request.content_type;
+    if ct.is_empty() || ct.len() > 200 || ct.chars().any(|c| c.is_control()) {
+        return Err("webhook formatter returned an invalid content type".into());
+    }
+    if request.headers.len() > MAX_HEADERS {
+        return Err("webhook formatter returned too many headers".into());
+    }
+    request
+        .headers
+        .iter()
+        .map(|h| {
+            let name = h.name.to_ascii_lowercase();
+            let token = !name.is_empty()
+                && name.len() <= 100
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if !token || RESERVED.contains(&name.as_str()) {
+                return Err(format!("webhook formatter may not set header '{}'", h.name));
+            }
+            if h.value.len() > 4096 || h.value.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(format!(
+                    "webhook formatter returned an invalid value for '{}'",
+                    h.name
+                ));
+            }
+            Ok((name, h.value.clone()))
+        })
+        .collect()
+}
+
+/// Standard Webhooks: `v1,` + base64 HMAC-SHA256 over `id.timestamp.body`; a `whsec_` secret is
+/// base64 after the prefix, any other secret is used as its bytes.
+pub fn sign(secret: &str, id: &str, timestamp: &str, body: &str) -> String {
+    let key = match secret.strip_prefix("whsec_") {
+        Some(b64) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap_or_else(|_| b64.as_bytes().to_vec()),
+        None => secret.as_bytes().to_vec(),
+    };
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes keys of any size");
+    mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
+    format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+    )
+}
+
+fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> JobEvent {
+    let outcome = if job.status == "completed" {
+        let files = super::result_view(
+            state,
+            job.result.as_ref().unwrap_or(&serde_json::Value::Null),
+        );
+        let files = files
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| OutputFile {
+                file_name: f["file_name"].as_str().unwrap_or_default().to_string(),
+                size_bytes: f["size_bytes"].as_u64().unwrap_or(0),
+                download_url: f["download_url"].as_str().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let u = job.usage.clone().unwrap_or_default();
+        let usage = Usage {
+            time_sec: u["time_sec"].as_f64().unwrap_or(0.0),
+            input_size_gb: u["input_size_gb"].as_f64().unwrap_or(0.0),
+            output_size_gb: u["output_size_gb"].as_f64().unwrap_or(0.0),
+            gb_sec: u["gb_sec"].as_f64().unwrap_or(0.0),
+        };
+        Outcome::Completed((files, usage))
+    } else {
+        Outcome::Failed(job.error.clone().unwrap_or_else(|| "Job failed".into()))
+    };
+    JobEvent {
+        event_id: event_id.to_string(),
+        job_id: job.job_id.clone(),
+        outcome,
+        occurred_at: clock::ms_rfc3339(job.completed_at.unwrap_or(job.updated_at)),
+        webhook_url: url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_follow_standard_webhooks() {
+        // The example of the Standard Webhooks specification.
+        let sig = sign(
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "msg_p5jXN8AQM9LWM0D4loKWxJek",
+            "1614265330",
+            r#"{"test": 2432232314}"#,
+        );
+        assert_eq!(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_caps() {
+        for attempt in 1..6 {
+            let d = backoff(5, 3600, attempt, None).as_secs_f64();
+            let base = 5.0 * 2f64.powi(attempt as i32 - 1);
+            assert!(d >= base * 0.8 && d <= base * 1.2, "{attempt}: {d}");
+        }
+        assert_eq!(backoff(5, 60, 20, None), Duration::from_secs(60));
+        assert_eq!(
+            backoff(1, 3600, 1, Some(Duration::from_secs(30))),
+            Duration::from_secs(30)
+        );
+    }
+}

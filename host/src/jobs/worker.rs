@@ -1,0 +1,188 @@
+//! Job workers: `jobs.workers` per instance. Each claims the oldest pending job, runs it while
+//! renewing its lease (and publishing progress), and finalises it only if it still holds the
+//! lease. A worker that dies lets its lease lapse; any worker then gives the job back.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio::sync::watch;
+
+use crate::app::AppState;
+use crate::clock;
+use crate::db::{Job, Outcome, UsageTotals};
+use crate::error::AppError;
+use crate::media::{inspect, task};
+use crate::names;
+use crate::task::Task;
+
+/// A job whose worker died this many times is failed rather than tried again.
+const MAX_ATTEMPTS: u32 = 3;
+
+pub fn spawn(state: &Arc<AppState>) {
+    for _ in 0..state.cfg.jobs.workers {
+        tokio::spawn(worker_loop(state.clone()));
+    }
+    tokio::spawn(wake_on_changes(state.clone()));
+    tokio::spawn(super::webhooks::deliver_loop(state.clone()));
+}
+
+/// Other instances' submissions reach this one through a live query on the job table.
+async fn wake_on_changes(state: Arc<AppState>) {
+    loop {
+        match state.db.job_changes().await {
+            Ok(mut changes) => {
+                while changes.next().await.is_some() {
+                    state.wakers.jobs.notify_waiters();
+                    state.wakers.webhooks.notify_waiters();
+                }
+            }
+            Err(e) => tracing::warn!("job live query unavailable, polling only: {e}"),
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    }
+}
+
+async fn worker_loop(state: Arc<AppState>) {
+    let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.max(50));
+    let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
+    loop {
+        let woken = state.wakers.jobs.notified();
+        let now = clock::now_ms();
+        if let Err(e) = state.db.requeue_expired(now, MAX_ATTEMPTS).await {
+            tracing::warn!("requeue failed: {e}");
+        }
+        let token = names::random_id(24);
+        match state.db.claim_job(&token, now, lease_ms).await {
+            Ok(Some(job)) => {
+                run(&state, job, &token).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("claim failed: {e}"),
+        }
+        tokio::select! {
+            _ = woken => {}
+            _ = tokio::time::sleep(poll) => {}
+        }
+    }
+}
+
+enum Ended {
+    Done(Result<task::Completed, AppError>),
+    LeaseLost,
+}
+
+async fn run(state: &Arc<AppState>, job: Job, token: &str) {
+    tracing::info!(job_id = job.job_id, attempt = job.attempts, "job started");
+    let (progress_tx, progress_rx) = watch::channel(0u64);
+    let work = execute(state, &job, progress_tx);
+    let keep = keep_lease(state.clone(), &job, token, progress_rx);
+    // Dropping `work` when the lease is lost kills its ffmpeg process group.
+    let ended = tokio::select! {
+        r = work => Ended::Done(r),
+        () = keep => Ended::LeaseLost,
+    };
+    let now = clock::now_ms();
+    let finished = match ended {
+        Ended::LeaseLost => {
+            tracing::warn!(
+                job_id = job.job_id,
+                "lease lost; another worker owns the job now"
+            );
+            return;
+        }
+        Ended::Done(Ok(done)) => {
+            let charge = UsageTotals {
+                input_bytes: done.input_bytes,
+                output_bytes: done.output_bytes,
+                time_sec: done.usage.time_sec,
+                gb_sec: done.usage.gb_sec,
+            };
+            let month = clock::month_key(time::OffsetDateTime::now_utc());
+            let outcome = Outcome::Completed {
+                result: super::stored_result(&done.result),
+                usage: json!(done.usage),
+                output_count: done.result.len() as u32,
+                charge: &charge,
+                month: &month,
+            };
+            state.db.finish_job(&job.job_id, token, now, outcome).await
+        }
+        Ended::Done(Err(e)) => {
+            let outcome = Outcome::Failed {
+                error: e.to_string(),
+                details: e.details().map(str::to_string),
+            };
+            state.db.finish_job(&job.job_id, token, now, outcome).await
+        }
+    };
+    match finished {
+        Ok(true) => tracing::info!(job_id = job.job_id, "job finished"),
+        Ok(false) => tracing::warn!(job_id = job.job_id, "job was taken over before it finished"),
+        Err(e) => tracing::error!(job_id = job.job_id, "cannot finish job: {e}"),
+    }
+    state.wakers.webhooks.notify_one();
+}
+
+async fn execute(
+    state: &AppState,
+    job: &Job,
+    progress: watch::Sender<u64>,
+) -> Result<task::Completed, AppError> {
+    let account =
+        state.db.account(&job.account).await?.ok_or_else(|| {
+            AppError::Internal(anyhow::anyhow!("account {} is gone", job.account))
+        })?;
+    let task: Task =
+        serde_json::from_value(job.exec.clone()).map_err(|e| AppError::Internal(e.into()))?;
+    let resolved = task::resolve(state, &account, task).await?;
+    task::execute(state, &resolved, Some(progress)).await
+}
+
+/// Renews the lease (and publishes progress) until it is lost; never returns otherwise.
+async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watch::Receiver<u64>) {
+    let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
+    let every = Duration::from_millis((lease_ms as u64 / 3).clamp(200, 1000));
+    // Found out alongside the renewals, which must not wait for it.
+    let estimate = tokio::spawn({
+        let (state, job) = (state.clone(), job.clone());
+        async move { expected_duration(&state, &job).await }
+    });
+    let mut expected: Option<f64> = None;
+    let mut estimate = Some(estimate);
+    loop {
+        tokio::time::sleep(every).await;
+        if estimate.as_ref().is_some_and(|h| h.is_finished()) {
+            expected = estimate.take().expect("checked").await.ok().flatten();
+        }
+        let processed = *progress.borrow() as f64 / 1e6;
+        let report = json!({
+            "processed_sec": (processed * 100.0).round() / 100.0,
+            "percent": expected.map(|d| ((processed / d) * 100.0).clamp(0.0, 99.0).round()),
+        });
+        match state
+            .db
+            .renew_lease(
+                &job.job_id,
+                token,
+                clock::now_ms() + lease_ms,
+                Some(&report),
+            )
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => tracing::warn!(job_id = job.job_id, "lease renewal failed: {e}"),
+        }
+    }
+}
+
+/// The first input's duration, against which progress is reported.
+async fn expected_duration(state: &AppState, job: &Job) -> Option<f64> {
+    let path = job.exec["inputs"][0]["file_path"].as_str()?;
+    let (dir, name) = names::split_file_path(path)?;
+    let file = state.db.file(dir, name).await.ok()??;
+    inspect::duration_of(&inspect::inspect(state, &file).await?)
+}

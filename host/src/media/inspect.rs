@@ -1,0 +1,69 @@
+//! The host's own look at a stored file (format and streams), for progress estimates and for
+//! the facts a translator plugin gets. The argv is fixed by the host, so no plugin is asked.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::runner::{self, Spec};
+use super::sandbox::Rlimits;
+use super::task::Scratch;
+use crate::app::AppState;
+use crate::db::FileRecord;
+
+/// ffprobe's `format` and `streams` for a stored file; `None` when it cannot be read.
+pub async fn inspect(state: &AppState, file: &FileRecord) -> Option<Value> {
+    let scratch = Scratch::new(state).ok()?;
+    let path = scratch.inputs().join("file");
+    state.store.stage(&file.object_id, &path).await.ok()?;
+    let args = [
+        "-hide_banner",
+        "-v",
+        "error",
+        "-of",
+        "json",
+        "-show_format",
+        "-show_streams",
+        "-protocol_whitelist",
+        "file",
+        "-i",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(std::iter::once(path.to_string_lossy().into_owned()))
+    .collect();
+    let timeout = state.cfg.limits.probe_timeout_s;
+    let outcome = {
+        let _permit = state.process_permits.acquire().await.ok()?;
+        runner::run(
+            &state.sandbox,
+            Spec {
+                program: &state.cfg.sandbox.ffprobe_path,
+                args,
+                read_only: vec![scratch.inputs()],
+                writable: vec![],
+                cwd: &scratch.inputs(),
+                timeout: Duration::from_secs(timeout),
+                rlimits: Rlimits {
+                    file_size: 0,
+                    cpu_seconds: timeout * 2,
+                    open_files: 256,
+                },
+                output_cap: None,
+                stdout_cap: 16 * 1024 * 1024,
+                progress: None,
+            },
+        )
+        .await
+        .ok()?
+    };
+    outcome
+        .success()
+        .then(|| serde_json::from_slice(&outcome.stdout).ok())
+        .flatten()
+}
+
+/// Duration in seconds from ffprobe's JSON.
+pub fn duration_of(facts: &Value) -> Option<f64> {
+    facts["format"]["duration"].as_str()?.parse().ok()
+}
