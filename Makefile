@@ -5,7 +5,7 @@ CARGO_TARGET_DIR ?= $(CURDIR)/target
 export CARGO_TARGET_DIR
 WASM_OUT   := $(CARGO_TARGET_DIR)/wasm32-wasip2/release
 DIST       := plugins/dist
-PLUGINS    := command_builder webhook_formatter
+PLUGINS    := command_builder translator webhook_formatter
 CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -440,3 +440,43 @@ async fn kill_9_mid_job_then_restart_completes_once() {
     );
     let _ = std::fs::remove_dir_all(&s.dir);
 }
+
+#[tokio::test]
+async fn a_third_party_formatter_is_swapped_in_by_config() {
+    let receiver = Receiver::start(vec![200]).await;
+    let extra = format!(
+        "[plugins.webhook_formatter]\npath = \"{}\"\nconfig = {{ source = \"https://media.example.com\" }}\n",
+        wasm("cloudevents_formatter").display()
+    );
+    let s = Server::start_with(Options {
+        extra,
+        env: vec![(
+            "MEDIAFORGE__NET__EXTRA_CA_FILE".into(),
+            receiver.ca_file.to_str().unwrap().into(),
+        )],
+        ..Default::default()
+    })
+    .await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let mut body = frame_task(&input, "ce.png");
+    body["webhook_url"] = json!(receiver.url("/ce"));
+    let job = submit(&s, ALICE, body).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while receiver.requests().is_empty() {
+        assert!(Instant::now() < deadline, "no callback");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let r = &receiver.requests()[0];
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/cloudevents+json; charset=utf-8")
+    );
+    let ce = r.json();
+    assert_eq!(ce["specversion"], "1.0");
+    assert_eq!(ce["type"], "com.mediaforge.job.completed");
+    assert_eq!(ce["source"], "https://media.example.com");
+    assert_eq!(ce["subject"], job);
+    assert_eq!(ce["id"], r.header("webhook-id").unwrap());
+    assert_eq!(ce["data"]["status"], "completed");
+    assert_eq!(ce["data"]["result"][0]["file_name"], "ce.png");
+}

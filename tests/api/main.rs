@@ -1,6 +1,7 @@
 //! Black-box tests: each starts the real `mediaforge` binary on a free port with its own data
 //! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
 
+mod ai;
 mod jobs;
 mod plugin_host;
 mod probe;

@@ -1,6 +1,7 @@
 //! The HTTP API: one file per resource, and the helpers they share. Every route answers both at
 //! the root and under `/v1`.
 
+pub mod ai;
 pub mod blob;
 pub mod directories;
 pub mod files;
@@ -46,6 +47,7 @@ fn authenticated() -> Router {
         .push(probe::router())
         .push(jobs::router())
         .push(usage::router())
+        .push(ai::router())
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

@@ -102,3 +102,45 @@ pub(super) async fn complete(
         .map(str::to_string)
         .ok_or_else(|| "model endpoint: no message content in the answer".to_string())
 }
+
+/// What a translator learns about an input, from ffprobe's JSON (`None`: the name and size only).
+pub fn facts_from_probe(name: &str, size: u64, probe: Option<&serde_json::Value>) -> InputFacts {
+    let num = |v: &serde_json::Value| -> Option<f64> {
+        v.as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+    };
+    let rate = |v: &serde_json::Value| -> Option<f64> {
+        let (n, d) = v.as_str()?.split_once('/')?;
+        let (n, d): (f64, f64) = (n.parse().ok()?, d.parse().ok()?);
+        (d > 0.0 && n > 0.0).then_some(n / d)
+    };
+    let streams = probe
+        .and_then(|p| p["streams"].as_array())
+        .map(|streams| {
+            streams
+                .iter()
+                .map(|s| StreamFacts {
+                    index: s["index"].as_u64().unwrap_or(0) as u32,
+                    kind: s["codec_type"].as_str().unwrap_or("data").to_string(),
+                    codec: s["codec_name"].as_str().unwrap_or("").to_string(),
+                    width: s["width"].as_u64().map(|w| w as u32),
+                    height: s["height"].as_u64().map(|h| h as u32),
+                    frame_rate: rate(&s["avg_frame_rate"]).or_else(|| rate(&s["r_frame_rate"])),
+                    channels: s["channels"].as_u64().map(|c| c as u32),
+                    sample_rate: num(&s["sample_rate"]).map(|r| r as u32),
+                    duration: num(&s["duration"]),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    InputFacts {
+        name: name.to_string(),
+        size,
+        container: probe
+            .and_then(|p| p["format"]["format_name"].as_str())
+            .unwrap_or("")
+            .to_string(),
+        duration: probe.and_then(|p| num(&p["format"]["duration"])),
+        streams,
+    }
+}

@@ -1,0 +1,224 @@
+//! The natural-language endpoints (spec 4.8–4.10, beta): the translator plugin turns the
+//! instructions and facts about each input into a task or a probe configuration, which then
+//! goes through exactly the same validation, command builder, sandbox, metering and quota as a
+//! hand-written one, and is returned as `generated_command` / `generated_probe`.
+
+use std::sync::Arc;
+
+use salvo::prelude::*;
+use serde_json::{Value, json};
+
+use super::jobs::{accepted, idempotency_key, webhook_url};
+use super::{account, body_value, max_body, state};
+use crate::app::AppState;
+use crate::db::Account;
+use crate::error::{AppError, AppResult};
+use crate::jobs::{self, Submission};
+use crate::media::task::{self, Input, Resolved};
+use crate::media::{inspect, probe};
+use crate::metering;
+use crate::plugins::PluginError;
+use crate::plugins::translator::facts_from_probe;
+use crate::task::{Source, Task, TaskInput, TaskOutput, source_of};
+
+const MAX_INSTRUCTIONS: usize = 2000;
+
+pub fn router() -> Router {
+    Router::with_path("ai")
+        .push(
+            Router::with_path("ffmpeg/process")
+                .post(process)
+                .push(Router::with_path("async").post(process_async)),
+        )
+        .push(Router::with_path("ffprobe/analyze").post(analyze))
+}
+
+fn instructions(body: &Value) -> AppResult<String> {
+    match body
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(str::trim)
+    {
+        Some(s) if !s.is_empty() && s.len() <= MAX_INSTRUCTIONS => Ok(s.to_string()),
+        Some(s) if !s.is_empty() => Err(AppError::BadRequest(format!(
+            "instructions are limited to {MAX_INSTRUCTIONS} characters"
+        ))),
+        _ => Err(AppError::BadRequest("instructions is required".into())),
+    }
+}
+
+fn translation_error(e: PluginError) -> AppError {
+    match e {
+        PluginError::Refused { message, .. } => {
+            AppError::BadRequest(format!("Could not translate the instructions: {message}"))
+        }
+        other => task::plugin_error(other),
+    }
+}
+
+/// Resolves and imports the inputs, asks the translator for a task over them, and returns the
+/// task as it will run (inputs as stored files, output directory fixed).
+async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResult<Task> {
+    let instructions = instructions(body)?;
+    let inputs: Vec<TaskInput> = match body.get("inputs") {
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .map(|i| match i.get("file_path").and_then(Value::as_str) {
+                Some(p) => Ok(TaskInput {
+                    file_path: p.to_string(),
+                    options: Vec::new(),
+                }),
+                None => Err(AppError::BadRequest("Each input needs a file_path".into())),
+            })
+            .collect::<AppResult<_>>()?,
+        _ => {
+            return Err(AppError::BadRequest(
+                "inputs must be a non-empty array".into(),
+            ));
+        }
+    };
+    let output_dir_id = match body.get("output_dir_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            return Err(AppError::BadRequest(
+                "output_dir_id must be a string".into(),
+            ));
+        }
+    };
+    // Inputs are checked and imported as for any task; the outputs are not known yet.
+    let probe_task = Task {
+        inputs,
+        outputs: vec![TaskOutput {
+            file: "pending-translation".into(),
+            options: vec![],
+            maps: vec![],
+        }],
+        filter_complex: None,
+        output_dir_id,
+    };
+    let mut resolved: Resolved = task::resolve(state, account, probe_task).await?;
+    task::import(state, &mut resolved).await?;
+    let mut facts = Vec::new();
+    let mut paths = Vec::new();
+    for input in &resolved.inputs {
+        let Input::Stored(file) = input else { continue };
+        let probed = inspect::inspect(state, file).await;
+        facts.push(facts_from_probe(
+            &file.file_name,
+            file.size,
+            probed.as_ref(),
+        ));
+        paths.push((
+            file.file_name.clone(),
+            format!("{}/{}", file.dir_id, file.file_name),
+        ));
+    }
+    let mut generated = state
+        .plugins
+        .translate_task(&instructions, facts)
+        .await
+        .map_err(translation_error)?;
+    for input in &mut generated.inputs {
+        let path = paths
+            .iter()
+            .find(|(name, _)| *name == input.file_path)
+            .map(|(_, p)| p.clone());
+        input.file_path = path.ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "The translator referred to an unknown input '{}'",
+                input.file_path
+            ))
+        })?;
+    }
+    generated.output_dir_id = resolved.output_dir.map(|d| d.dir_id);
+    Ok(generated)
+}
+
+#[handler]
+async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let account = account(depot);
+    let body = body_value(req, max_body(&state)).await?;
+    let generated = translate(&state, &account, &body).await?;
+    let resolved = task::resolve(&state, &account, generated.clone()).await?;
+    let done = task::execute(&state, &resolved, None).await?;
+    metering::charge(
+        &state,
+        &account.name,
+        done.input_bytes,
+        done.output_bytes,
+        &done.usage,
+    )
+    .await?;
+    Ok(Json(
+        json!({ "ok": true, "result": done.result, "usage": done.usage, "generated_command": generated }),
+    ))
+}
+
+#[handler]
+async fn process_async(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> AppResult<Json<Value>> {
+    let state: Arc<AppState> = state(depot);
+    let account = account(depot);
+    let body = body_value(req, max_body(&state)).await?;
+    let hook = webhook_url(&body)?;
+    let generated = translate(&state, &account, &body).await?;
+    let generated_json =
+        serde_json::to_value(&generated).map_err(|e| AppError::Internal(e.into()))?;
+    let job = jobs::submit(
+        &state,
+        Submission {
+            account: &account,
+            task: generated,
+            webhook_url: hook,
+            idempotency_key: idempotency_key(req),
+            generated_command: Some(generated_json.clone()),
+        },
+    )
+    .await?;
+    Ok(accepted(
+        res,
+        &job,
+        Some(("generated_command", generated_json)),
+    ))
+}
+
+#[handler]
+async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+    let state = state(depot);
+    let account = account(depot);
+    let body = body_value(req, max_body(&state)).await?;
+    let instructions = instructions(&body)?;
+    let file_path = body
+        .get("file_path")
+        .and_then(Value::as_str)
+        .ok_or_else(|| AppError::BadRequest("file_path is required".into()))?
+        .to_string();
+    let facts = match source_of(&file_path).ok_or(AppError::InvalidFilePath)? {
+        Source::Stored { dir_id, file_name } => {
+            super::directories::owned_directory(&state, &account, dir_id).await?;
+            let file = state
+                .db
+                .file(dir_id, file_name)
+                .await?
+                .ok_or(AppError::FileNotFound)?;
+            let probed = inspect::inspect(&state, &file).await;
+            facts_from_probe(file_name, file.size, probed.as_ref())
+        }
+        // A URL is analysed in place; the translator gets its name.
+        Source::Url(raw) => facts_from_probe(raw.rsplit('/').next().unwrap_or("input"), 0, None),
+    };
+    let generated = state
+        .plugins
+        .translate_probe(&instructions, facts)
+        .await
+        .map_err(translation_error)?;
+    let probed = probe::analyze(&state, &account, &file_path, generated.clone()).await?;
+    let mut out = super::probe::probed_body(probed);
+    out["generated_probe"] = json!(generated);
+    Ok(Json(out))
+}

@@ -1,0 +1,133 @@
+//! Reading a rule file (`grammar/task.txt`, `grammar/probe.txt`) and running its rules over
+//! the tokens of an instruction.
+
+use crate::lexicon::lexicon;
+use crate::pattern::{Capture, Pattern};
+use crate::tokens::{Tok, Token};
+
+#[derive(Debug)]
+pub struct Rule {
+    pub pattern: Pattern,
+    pub intent: String,
+    pub args: Vec<String>,
+    /// Line in the rule file, for messages about the grammar itself.
+    pub line: usize,
+}
+
+#[derive(Debug)]
+pub struct Grammar {
+    pub rules: Vec<Rule>,
+}
+
+/// One rule that fired: what it built and which tokens it used.
+#[derive(Debug)]
+pub struct Hit<T> {
+    pub value: T,
+    pub start: usize,
+    pub used: Vec<usize>,
+}
+
+impl Grammar {
+    /// `PATTERN => INTENT ARGS...` lines; `#` starts a comment line.
+    pub fn parse(text: &str) -> Result<Grammar, String> {
+        let lex = lexicon();
+        let mut rules = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (pattern, action) = line
+                .split_once("=>")
+                .ok_or_else(|| format!("line {}: no `=>` in `{line}`", n + 1))?;
+            let mut words = action.split_whitespace().map(str::to_string);
+            let intent = words
+                .next()
+                .ok_or_else(|| format!("line {}: no intent", n + 1))?;
+            let pattern = Pattern::compile(pattern.trim(), lex)
+                .map_err(|e| format!("line {}: {e}", n + 1))?;
+            rules.push(Rule {
+                pattern,
+                intent,
+                args: words.collect(),
+                line: n + 1,
+            });
+        }
+        Ok(Grammar { rules })
+    }
+
+    /// Runs every rule in order. A rule matches as often as it can; the tokens it matched are
+    /// then taken, so later rules cannot use them. `build` may turn a match down (for
+    /// instance a factor that makes no sense), which leaves its tokens free. Hits come back
+    /// in the order of the instruction.
+    pub fn run<T>(
+        &self,
+        tokens: &[Token],
+        build: impl Fn(&Rule, &[Capture]) -> Option<T>,
+    ) -> Vec<Hit<T>> {
+        let mut consumed = vec![false; tokens.len()];
+        let mut hits = Vec::new();
+        for rule in &self.rules {
+            let mut from = 0;
+            while let Some(m) = rule.pattern.find(tokens, &consumed, from) {
+                from = m.start + 1;
+                if let Some(value) = build(rule, &m.captures) {
+                    for &i in &m.used {
+                        consumed[i] = true;
+                    }
+                    hits.push(Hit {
+                        value,
+                        start: m.start,
+                        used: m.used,
+                    });
+                }
+            }
+        }
+        hits.sort_by_key(|h| h.start);
+        hits
+    }
+}
+
+/// The words of the instruction that no rule used and that carry meaning (not fillers,
+/// separators or politeness), for telling the user what was not understood.
+pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
+    let lex = lexicon();
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let quiet = |t: &Token| {
+        t.kind == Tok::Sep
+            || (t.kind == Tok::Word
+                && (lex.is_filler(&t.norm)
+                    || lex.classes["barrier"]
+                        .iter()
+                        .any(|p| p.len() == 1 && p[0] == t.norm)
+                    || lex.classes["quiet"]
+                        .iter()
+                        .any(|p| p.len() == 1 && p[0] == t.norm)))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if used.contains(&i) || quiet(t) {
+            if !run.is_empty() {
+                out.push(run.join(" "));
+                run.clear();
+            }
+        } else {
+            run.push(&t.norm);
+        }
+    }
+    if !run.is_empty() {
+        out.push(run.join(" "));
+    }
+    out
+}
+
+/// The words a hit used, for messages.
+pub fn words_of<T>(tokens: &[Token], hit: &Hit<T>) -> String {
+    hit.used
+        .iter()
+        .map(|&i| tokens[i].norm.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,770 @@
+//! What a task instruction asks for: the intents built from the rules of
+//! `grammar/task.txt` and the values they captured.
+
+use std::sync::OnceLock;
+
+use crate::grammar::{self, Grammar, Rule};
+use crate::numbers::{STANDARD_HEIGHTS, Value};
+use crate::pattern::{Cap, Capture};
+use crate::tokens::{Token, tokenize};
+
+const TASK_TXT: &str = include_str!("../grammar/task.txt");
+
+pub fn task_grammar() -> &'static Grammar {
+    static G: OnceLock<Grammar> = OnceLock::new();
+    G.get_or_init(|| Grammar::parse(TASK_TXT).unwrap_or_else(|e| panic!("task.txt: {e}")))
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Trim {
+    KeepHead(f64),
+    CutHead(f64),
+    KeepTail(f64),
+    CutTail(f64),
+    /// Seconds off the start and off the end.
+    CutEnds(f64, f64),
+    Range(f64, f64),
+    CutRange(f64, f64),
+    Start(f64),
+    End(f64),
+    Duration(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Thumb {
+    At(f64),
+    First,
+    Last,
+    Middle,
+    /// No time given: the plan picks one.
+    Default,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frames {
+    Every(f64),
+    Rate(f64),
+    Nth(u32),
+    Count(u32),
+    All,
+    Head(u32),
+    Tile(u32, u32),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resize {
+    /// The shorter side ("720p"): the height of a landscape picture.
+    Short(u32),
+    Width(u32),
+    Height(u32),
+    Dim(u32, u32),
+    Factor(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Crop {
+    Square,
+    /// Width over height.
+    Aspect(f64),
+    Dim(u32, u32),
+    /// Pixels off every edge.
+    Edges(u32),
+    /// Keep this fraction of each dimension, centred.
+    Keep(f64),
+    Side(String, u32),
+    Half(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pad {
+    Aspect(f64),
+    Dim(u32, u32),
+    Square,
+    Border(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FadeKind {
+    In,
+    Out,
+    Both,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Level {
+    Factor(f64),
+    Db(f64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Strength {
+    Light,
+    Normal,
+    Strong,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FormatHow {
+    /// "to webm", "as mp3": the output format.
+    Target,
+    /// "from mp4": the input's format.
+    Source,
+    /// Named without a preposition: the output unless it names an input.
+    Mention,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Intent {
+    Unsupported(String),
+    OutputName(String),
+    Thumb(Thumb),
+    Frames(Frames),
+    Fade {
+        kind: FadeKind,
+        secs: Option<f64>,
+        audio_only: bool,
+    },
+    AudioFilter(String),
+    VideoFilter(String),
+    Denoise,
+    ReplaceAudio,
+    AddTrack,
+    MixAudio,
+    /// Audio from a second input: mixed in if the video has sound, else used as its sound.
+    AddAudio,
+    ExtractAudio,
+    RemoveAudio,
+    Speed(f64),
+    Reverse,
+    Volume(Level),
+    /// Degrees clockwise.
+    Rotate(i32),
+    Flip {
+        horizontal: bool,
+    },
+    Crop(Crop),
+    Pad(Pad),
+    Fps(f64),
+    FpsFactor(f64),
+    Channels(u32),
+    SampleRate(u32),
+    Normalize(Option<f64>),
+    AudioBitrate(u32),
+    VideoBitrate(u32),
+    Resize(Resize),
+    TargetSize(f64),
+    /// Output size as a fraction of the input's.
+    TargetFactor(f64),
+    Crf(u32),
+    Compress(Strength),
+    QualityHigh,
+    Lossless,
+    Reencode,
+    Trim(Trim),
+    Grayscale,
+    Overlay,
+    OverlaySize(f64),
+    Opacity(f64),
+    Concat,
+    Stack {
+        horizontal: bool,
+    },
+    /// "merge", "combine": concat, overlay or new audio depending on the inputs.
+    Combine,
+    ImageToVideo,
+    AudioCodec(String),
+    VideoCodec {
+        key: String,
+        targeted: bool,
+    },
+    Format {
+        key: String,
+        how: FormatHow,
+    },
+    Corner(String),
+    Color(String),
+    At(f64),
+    LooseTime(f64),
+    KeepAspect,
+    Noop,
+}
+
+impl Intent {
+    /// Whether the intent asks for something by itself; modifiers ("top right", "small",
+    /// "at 5s") only shape other intents.
+    pub fn is_action(&self) -> bool {
+        !matches!(
+            self,
+            Intent::Corner(_)
+                | Intent::Color(_)
+                | Intent::At(_)
+                | Intent::LooseTime(_)
+                | Intent::OverlaySize(_)
+                | Intent::Opacity(_)
+                | Intent::Noop
+                | Intent::KeepAspect
+                | Intent::Format {
+                    how: FormatHow::Source,
+                    ..
+                }
+        )
+    }
+}
+
+/// An instruction, understood: intents in the order they were written, with the words each
+/// came from, and the meaningful words no rule used.
+#[derive(Debug)]
+pub struct Understanding {
+    pub heard: Vec<(Intent, String)>,
+    pub leftovers: Vec<String>,
+}
+
+impl Understanding {
+    pub fn intents(&self) -> impl Iterator<Item = &Intent> {
+        self.heard.iter().map(|(i, _)| i)
+    }
+
+    pub fn has(&self, f: impl Fn(&Intent) -> bool) -> bool {
+        self.intents().any(f)
+    }
+
+    /// The phrases that were understood, quoted, for messages.
+    pub fn understood(&self) -> Vec<String> {
+        self.heard
+            .iter()
+            .filter(|(i, _)| *i != Intent::Noop)
+            .map(|(_, w)| format!("\"{w}\""))
+            .collect()
+    }
+}
+
+pub fn understand(instruction: &str) -> Understanding {
+    let tokens: Vec<Token> = tokenize(instruction);
+    let hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
+    let leftovers = grammar::leftovers(&tokens, &hits);
+    let heard = hits
+        .iter()
+        .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
+        .collect();
+    Understanding { heard, leftovers }
+}
+
+fn values(caps: &[Capture]) -> impl Iterator<Item = (&Value, Option<&str>)> {
+    caps.iter().filter_map(|c| match &c.cap {
+        Cap::Value(v) => Some((v, c.prev.as_deref())),
+        _ => None,
+    })
+}
+
+fn first_key(caps: &[Capture]) -> Option<String> {
+    caps.iter().find_map(|c| match &c.cap {
+        Cap::Key(k) => Some(k.clone()),
+        _ => None,
+    })
+}
+
+/// Seconds of a time-like capture; bare numbers count as seconds.
+fn secs(v: &Value) -> Option<f64> {
+    match v {
+        Value::Num(n) => Some(*n),
+        other => other.seconds(),
+    }
+}
+
+fn times(caps: &[Capture]) -> Vec<f64> {
+    values(caps).filter_map(|(v, _)| secs(v)).collect()
+}
+
+fn arg_num(args: &[String], i: usize) -> Option<f64> {
+    args.get(i).and_then(|a| a.parse().ok())
+}
+
+fn ratio(s: &str) -> Option<f64> {
+    let (w, h) = s.split_once(':')?;
+    let (w, h): (f64, f64) = (w.parse().ok()?, h.parse().ok()?);
+    (w > 0.0 && h > 0.0).then_some(w / h)
+}
+
+fn positive_int(n: f64) -> Option<u32> {
+    (1.0..100_000.0).contains(&n).then_some(n.round() as u32)
+}
+
+/// A speed factor from "2x", "50%", "by 50%", "half"; `dir` is +1 for faster, -1 for
+/// slower, 0 for "at this speed".
+fn speed_factor(v: &Value, prev: Option<&str>, dir: i32) -> Option<f64> {
+    let f = match (v, dir) {
+        (Value::Mult(m) | Value::Num(m), 1) => m.max(1.0 / m),
+        (Value::Mult(m) | Value::Num(m), -1) => m.min(1.0 / m),
+        (Value::Mult(m) | Value::Num(m), _) => *m,
+        (Value::Pct(p), 0) => p / 100.0,
+        (Value::Pct(p), _) if prev == Some("to") => p / 100.0,
+        (Value::Pct(p), 1) => 1.0 + p / 100.0,
+        (Value::Pct(p), _) => 1.0 - p / 100.0,
+        _ => return None,
+    };
+    (f.is_finite() && f > 0.01 && f <= 100.0 && (f - 1.0).abs() > 1e-9).then_some(f)
+}
+
+fn level(v: &Value, prev: Option<&str>, dir: i32) -> Option<Level> {
+    let l = match (v, dir) {
+        (Value::Db(d), 1) => Level::Db(d.abs()),
+        (Value::Db(d), -1) => Level::Db(-d.abs()),
+        (Value::Db(d), _) => Level::Db(*d),
+        (Value::Mult(m), 1) => Level::Factor(m.max(1.0 / m)),
+        (Value::Mult(m), -1) => Level::Factor(m.min(1.0 / m)),
+        (Value::Mult(m), _) => Level::Factor(*m),
+        (Value::Pct(p), 0) => Level::Factor(p / 100.0),
+        (Value::Pct(p), _) if prev == Some("to") => Level::Factor(p / 100.0),
+        (Value::Pct(p), 1) => Level::Factor(1.0 + p / 100.0),
+        (Value::Pct(p), _) => Level::Factor(1.0 - p / 100.0),
+        // "by 6" is decibels; "to 150" a percentage.
+        (Value::Num(n), 0) if *n <= 4.0 => Level::Factor(*n),
+        (Value::Num(n), _) if *n > 30.0 => Level::Factor(n / 100.0),
+        (Value::Num(n), d) => Level::Db(if d < 0 { -n.abs() } else { n.abs() }),
+        _ => return None,
+    };
+    match l {
+        Level::Factor(f) if !(f > 0.0 && f <= 20.0) || f == 1.0 => None,
+        other => Some(other),
+    }
+}
+
+/// Builds the intent a rule names from its arguments and captures. `Ok(None)` turns the
+/// match down; `Err` is a grammar mistake (unknown intent), caught by the tests.
+pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
+    let args = &rule.args;
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
+    let first = values(caps).next();
+    let intent = match rule.intent.as_str() {
+        "unsupported" => Some(Intent::Unsupported(args.join(" "))),
+        "output-name" => caps.iter().find_map(|c| match &c.cap {
+            Cap::File(f) => Some(Intent::OutputName(f.clone())),
+            _ => None,
+        }),
+        "tile" => match first {
+            Some((Value::Dim(c, r), _)) if (1..=10).contains(c) && (1..=10).contains(r) => {
+                Some(Intent::Frames(Frames::Tile(*c, *r)))
+            }
+            Some(_) => None,
+            None => Some(Intent::Frames(Frames::Tile(3, 3))),
+        },
+        "frames" => {
+            let f = match arg(0) {
+                "every" => times(caps)
+                    .last()
+                    .copied()
+                    .filter(|s| *s > 0.0)
+                    .map(Frames::Every),
+                "nth" => values(caps).find_map(|(v, _)| match v {
+                    Value::Ord(n) | Value::Frames(n) => positive_int(*n).map(Frames::Nth),
+                    _ => None,
+                }),
+                "rate" => values(caps).find_map(|(v, _)| match v {
+                    Value::Rate(r) if *r > 0.0 => Some(Frames::Rate(*r)),
+                    _ => None,
+                }),
+                "all" => Some(Frames::All),
+                "head" | "count" => values(caps)
+                    .find_map(|(v, _)| match v {
+                        Value::Num(n) | Value::Frames(n) if *n <= 1000.0 => positive_int(*n),
+                        _ => None,
+                    })
+                    .map(|n| {
+                        if arg(0) == "head" {
+                            Frames::Head(n)
+                        } else {
+                            Frames::Count(n)
+                        }
+                    }),
+                other => return Err(format!("frames {other}")),
+            };
+            f.map(Intent::Frames)
+        }
+        "thumb" => match arg(0) {
+            "at" => times(caps)
+                .first()
+                .copied()
+                .filter(|s| *s >= 0.0)
+                .map(Thumb::At),
+            "first" => Some(Thumb::First),
+            "last" => Some(Thumb::Last),
+            "middle" => Some(Thumb::Middle),
+            _ => Some(Thumb::Default),
+        }
+        .map(Intent::Thumb),
+        "fade" => {
+            let kind = match arg(0) {
+                "in" => FadeKind::In,
+                "out" => FadeKind::Out,
+                "both" => FadeKind::Both,
+                other => return Err(format!("fade {other}")),
+            };
+            let secs = values(caps)
+                .find_map(|(v, _)| v.seconds())
+                .filter(|s| *s > 0.0);
+            Some(Intent::Fade {
+                kind,
+                secs,
+                audio_only: arg(1) == "audio",
+            })
+        }
+        "afilter" => {
+            let hz = values(caps).find_map(|(v, _)| match v {
+                Value::Hz(h) => Some(*h),
+                _ => None,
+            });
+            Some(Intent::AudioFilter(match (arg(0), hz) {
+                ("highpass", h) => format!("highpass=f={}", h.unwrap_or(200.0)),
+                ("lowpass", h) => format!("lowpass=f={}", h.unwrap_or(3000.0)),
+                (f, _) => f.to_string(),
+            }))
+        }
+        "vfilter" => Some(Intent::VideoFilter(arg(0).to_string())),
+        "denoise" => Some(Intent::Denoise),
+        "replace-audio" => Some(Intent::ReplaceAudio),
+        "add-track" => Some(Intent::AddTrack),
+        "mix-audio" => Some(Intent::MixAudio),
+        "add-audio" => Some(Intent::AddAudio),
+        "extract-audio" => Some(Intent::ExtractAudio),
+        "remove-audio" => Some(Intent::RemoveAudio),
+        "speed" => {
+            let dir = match arg(0) {
+                "up" => 1,
+                "down" => -1,
+                "set" | "length" => 0,
+                other => return Err(format!("speed {other}")),
+            };
+            // "half as long": the length is the inverse of the speed.
+            if arg(0) == "length" {
+                return Ok(first
+                    .and_then(|(v, prev)| speed_factor(v, prev, 0))
+                    .map(|f| Intent::Speed(1.0 / f)));
+            }
+            match (first, arg_num(args, 1)) {
+                (Some((v, prev)), _) => speed_factor(v, prev, dir).map(Intent::Speed),
+                (None, Some(n)) => Some(Intent::Speed(n)),
+                (None, None) if dir == 1 => Some(Intent::Speed(2.0)),
+                (None, None) if dir == -1 => Some(Intent::Speed(0.5)),
+                (None, None) => None,
+            }
+        }
+        "reverse" => Some(Intent::Reverse),
+        "volume" => {
+            let dir = match arg(0) {
+                "up" => 1,
+                "down" => -1,
+                "set" => 0,
+                other => return Err(format!("volume {other}")),
+            };
+            match first {
+                Some((v, prev)) => level(v, prev, dir).map(Intent::Volume),
+                None if dir == 1 => Some(Intent::Volume(Level::Factor(2.0))),
+                None if dir == -1 => Some(Intent::Volume(Level::Factor(0.5))),
+                None => None,
+            }
+        }
+        "rotate" => {
+            let deg = match first {
+                Some((Value::Deg(d) | Value::Num(d), _)) => *d,
+                _ => arg_num(args, 1).unwrap_or(90.0),
+            };
+            let signed = if arg(0) == "ccw" { -deg } else { deg };
+            let norm = (signed.round() as i32).rem_euclid(360);
+            (norm != 0).then_some(Intent::Rotate(norm))
+        }
+        "flip" => Some(Intent::Flip {
+            horizontal: arg(0) == "h",
+        }),
+        "crop" => {
+            let len = values(caps).find_map(|(v, _)| match v {
+                Value::Px(n) | Value::Num(n) => positive_int(*n),
+                _ => None,
+            });
+            let crop = match arg(0) {
+                "square" => Some(Crop::Square),
+                "aspect" => match first {
+                    Some((Value::Clock(p), _)) => {
+                        ratio(&format!("{}:{}", p[0], p[1])).map(Crop::Aspect)
+                    }
+                    _ => ratio(arg(1)).map(Crop::Aspect),
+                },
+                "dim" => match first {
+                    Some((Value::Dim(w, h), _)) if *w > 0 && *h > 0 => Some(Crop::Dim(*w, *h)),
+                    _ => None,
+                },
+                // "crop to 50%" keeps half; "crop 10%" takes 10% off each edge.
+                "edges" => match first {
+                    Some((Value::Pct(p), prev)) => {
+                        let keep = if prev == Some("to") {
+                            p / 100.0
+                        } else {
+                            1.0 - 2.0 * p / 100.0
+                        };
+                        (keep > 0.05 && keep < 1.0).then_some(Crop::Keep(keep))
+                    }
+                    _ => len.map(Crop::Edges),
+                },
+                "side" | "side-first" => first_key(caps).zip(len).map(|(s, n)| Crop::Side(s, n)),
+                "half" => first_key(caps).map(Crop::Half),
+                other => return Err(format!("crop {other}")),
+            };
+            crop.map(Intent::Crop)
+        }
+        "pad" => {
+            let pad = match arg(0) {
+                "aspect" => match first {
+                    Some((Value::Clock(p), _)) => {
+                        ratio(&format!("{}:{}", p[0], p[1])).map(Pad::Aspect)
+                    }
+                    _ => ratio(arg(1)).map(Pad::Aspect),
+                },
+                "dim" => match first {
+                    Some((Value::Dim(w, h), _)) => Some(Pad::Dim(*w, *h)),
+                    _ => None,
+                },
+                "square" => Some(Pad::Square),
+                other => return Err(format!("pad {other}")),
+            };
+            pad.map(Intent::Pad)
+        }
+        "border" => {
+            let px = match first {
+                Some((Value::Px(n) | Value::Num(n), _)) => positive_int(*n).filter(|n| *n <= 1000),
+                _ => arg_num(args, 0).and_then(positive_int),
+            };
+            px.map(|p| Intent::Pad(Pad::Border(p)))
+        }
+        "resize" => {
+            let r = match (arg(0), first) {
+                ("short", Some((Value::Res(h), _))) => Some(Resize::Short(*h)),
+                ("short", None) => arg_num(args, 1).and_then(positive_int).map(Resize::Short),
+                ("width", Some((Value::Px(n) | Value::Num(n), _))) => {
+                    positive_int(*n).filter(|n| *n >= 16).map(Resize::Width)
+                }
+                ("height", Some((Value::Px(n) | Value::Num(n), _))) => {
+                    positive_int(*n).filter(|n| *n >= 16).map(Resize::Height)
+                }
+                ("dim", Some((Value::Dim(w, h), _))) if *w >= 16 && *h >= 16 => {
+                    Some(Resize::Dim(*w, *h))
+                }
+                ("down", Some((Value::Pct(p), _))) if *p > 0.0 && *p < 100.0 => {
+                    Some(Resize::Factor(1.0 - p / 100.0))
+                }
+                ("factor", None) => arg_num(args, 1).map(Resize::Factor),
+                ("factor", Some((Value::Px(n), _))) => positive_int(*n).map(Resize::Width),
+                ("factor", Some((Value::Num(n), _))) if STANDARD_HEIGHTS.contains(&(*n as u32)) => {
+                    Some(Resize::Short(*n as u32))
+                }
+                ("factor", Some((Value::Num(n), _))) if *n >= 16.0 => {
+                    positive_int(*n).map(Resize::Width)
+                }
+                ("factor", Some((Value::Mult(f) | Value::Num(f), _))) => Some(Resize::Factor(*f)),
+                ("factor", Some((Value::Pct(p), _))) => Some(Resize::Factor(p / 100.0)),
+                ("short" | "width" | "height" | "dim" | "down" | "factor", _) => None,
+                (other, _) => return Err(format!("resize {other}")),
+            };
+            r.filter(|r| !matches!(r, Resize::Factor(f) if !(*f > 0.01 && *f <= 8.0) || *f == 1.0))
+                .map(Intent::Resize)
+        }
+        "noop" => Some(Intent::Noop),
+        "keep-aspect" => Some(Intent::KeepAspect),
+        "fps" => match (arg(0), first) {
+            ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),
+            ("factor", None) => arg_num(args, 1).map(Intent::FpsFactor),
+            ("factor", _) => None,
+            (_, Some((Value::Rate(r) | Value::Num(r), _))) if *r > 0.0 && *r <= 240.0 => {
+                Some(Intent::Fps(*r))
+            }
+            _ => None,
+        },
+        "channels" => match first {
+            Some((Value::Num(n), _)) => positive_int(*n).filter(|n| *n <= 8).map(Intent::Channels),
+            _ => arg_num(args, 0)
+                .and_then(positive_int)
+                .map(Intent::Channels),
+        },
+        "sample-rate" => {
+            let hz = match first {
+                Some((Value::Hz(h) | Value::Bitrate(h), _)) => Some(*h),
+                Some((Value::Num(n), _)) if *n < 1000.0 => Some(n * 1000.0),
+                Some((Value::Num(n), _)) => Some(*n),
+                _ => None,
+            };
+            hz.filter(|h| (8000.0..=192_000.0).contains(h))
+                .map(|h| Intent::SampleRate(h.round() as u32))
+        }
+        "normalize" => Some(Intent::Normalize(values(caps).find_map(|(v, _)| match v {
+            Value::Lufs(l) => Some(-l.abs()),
+            _ => None,
+        }))),
+        "audio-bitrate" => match first {
+            Some((Value::Bitrate(b), _)) => Some(*b),
+            Some((Value::Num(n), _)) if *n < 1000.0 => Some(n * 1000.0),
+            _ => None,
+        }
+        .filter(|b| (8_000.0..=640_000.0).contains(b))
+        .map(|b| Intent::AudioBitrate(b as u32)),
+        "video-bitrate" => match first {
+            Some((Value::Bitrate(b), _)) if *b >= 50_000.0 && *b <= 200e6 => {
+                Some(Intent::VideoBitrate(*b as u32))
+            }
+            _ => None,
+        },
+        "target-size" => match first {
+            Some((Value::Bytes(b), _)) if *b >= 10_000.0 => Some(Intent::TargetSize(*b)),
+            _ => None,
+        },
+        "target-factor" => {
+            let f = match first {
+                Some((Value::Pct(p), Some("to"))) => Some(p / 100.0),
+                Some((Value::Pct(p), _)) => Some(1.0 - p / 100.0),
+                Some((Value::Mult(m), _)) => Some(m.min(1.0 / m)),
+                _ => None,
+            };
+            f.filter(|f| *f > 0.01 && *f < 1.0)
+                .map(Intent::TargetFactor)
+        }
+        "crf" => match first {
+            Some((Value::Num(n), _)) if (0.0..=63.0).contains(n) => Some(Intent::Crf(*n as u32)),
+            _ => None,
+        },
+        "compress" => Some(Intent::Compress(match arg(0) {
+            "strong" => Strength::Strong,
+            "light" => Strength::Light,
+            _ => Strength::Normal,
+        })),
+        "quality" => match arg(0) {
+            "high" => Some(Intent::QualityHigh),
+            "lossless" => Some(Intent::Lossless),
+            other => return Err(format!("quality {other}")),
+        },
+        "reencode" => Some(Intent::Reencode),
+        "trim" => {
+            let t = times(caps);
+            let ok = |s: &f64| *s >= 0.0;
+            let one = t.first().copied().filter(ok);
+            let two = (t.len() >= 2 && t[0] >= 0.0 && t[1] > t[0]).then(|| (t[0], t[1]));
+            let trim = match arg(0) {
+                "keep-head" => one.filter(|s| *s > 0.0).map(Trim::KeepHead),
+                "cut-head" => one.filter(|s| *s > 0.0).map(Trim::CutHead),
+                "keep-tail" => one.filter(|s| *s > 0.0).map(Trim::KeepTail),
+                "cut-tail" => one.filter(|s| *s > 0.0).map(Trim::CutTail),
+                "cut-both" => one.filter(|s| *s > 0.0).map(|s| Trim::CutEnds(s, s)),
+                "cut-ends" => {
+                    (t.len() == 2 && t[0] >= 0.0 && t[1] >= 0.0).then(|| Trim::CutEnds(t[0], t[1]))
+                }
+                "range" => two.map(|(a, b)| Trim::Range(a, b)),
+                "cut-range" => two.map(|(a, b)| Trim::CutRange(a, b)),
+                "start" => one.map(Trim::Start),
+                "end" => one.filter(|s| *s > 0.0).map(Trim::End),
+                "duration" => one.filter(|s| *s > 0.0).map(Trim::Duration),
+                other => return Err(format!("trim {other}")),
+            };
+            trim.map(Intent::Trim)
+        }
+        "grayscale" => Some(Intent::Grayscale),
+        "overlay" => Some(Intent::Overlay),
+        "overlay-size" => arg_num(args, 0).map(Intent::OverlaySize),
+        "opacity" | "opacity-inverse" => {
+            let o = match first {
+                Some((Value::Pct(p), _)) => Some(p / 100.0),
+                _ => arg_num(args, 0),
+            };
+            let o = if rule.intent == "opacity-inverse" {
+                o.map(|o| 1.0 - o)
+            } else {
+                o
+            };
+            o.filter(|o| *o > 0.0 && *o <= 1.0).map(Intent::Opacity)
+        }
+        "concat" => Some(Intent::Concat),
+        "stack" => Some(Intent::Stack {
+            horizontal: arg(0) == "h",
+        }),
+        "combine" => Some(Intent::Combine),
+        "image-to-video" => Some(Intent::ImageToVideo),
+        "acodec" => first_key(caps).map(Intent::AudioCodec),
+        "vcodec" => first_key(caps).map(|key| Intent::VideoCodec {
+            key,
+            targeted: arg(0) == "target",
+        }),
+        "format" => {
+            let how = match arg(0) {
+                "target" | "compatible" => FormatHow::Target,
+                "source" => FormatHow::Source,
+                "mention" => FormatHow::Mention,
+                other => return Err(format!("format {other}")),
+            };
+            let key = if arg(0) == "compatible" {
+                Some(arg(1).to_string())
+            } else {
+                first_key(caps)
+            };
+            key.map(|key| Intent::Format { key, how })
+        }
+        "corner" => first_key(caps).map(Intent::Corner),
+        "color" => first_key(caps).map(Intent::Color),
+        "at" => times(caps)
+            .first()
+            .copied()
+            .filter(|s| *s >= 0.0)
+            .map(Intent::At),
+        // Only times with a unit: a lone "9:16" is more likely a shape than a time.
+        "loose-time" => values(caps).find_map(|(v, _)| match v {
+            Value::Time(t) if *t > 0.0 => Some(Intent::LooseTime(*t)),
+            _ => None,
+        }),
+        other => return Err(format!("unknown intent `{other}`")),
+    };
+    Ok(intent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_names_a_known_intent() {
+        for rule in &task_grammar().rules {
+            if let Err(e) = build(rule, &[]) {
+                panic!("task.txt line {}: {e}", rule.line);
+            }
+        }
+    }
+
+    fn intents(s: &str) -> Vec<Intent> {
+        understand(s)
+            .heard
+            .into_iter()
+            .map(|(i, _)| i)
+            .filter(|i| *i != Intent::Noop)
+            .collect()
+    }
+
+    #[test]
+    fn reads_common_requests() {
+        assert!(intents("Remove the audio track").contains(&Intent::RemoveAudio));
+        assert!(
+            intents("Keep only the first 3 seconds").contains(&Intent::Trim(Trim::KeepHead(3.0)))
+        );
+        assert!(
+            intents("Trim from 00:00:02 to 00:00:06")
+                .contains(&Intent::Trim(Trim::Range(2.0, 6.0)))
+        );
+        assert!(intents("Speed the video up 2x").contains(&Intent::Speed(2.0)));
+        assert!(intents("Rotate the video 90 degrees clockwise").contains(&Intent::Rotate(90)));
+        assert!(intents("rotate it 90 degrees counterclockwise").contains(&Intent::Rotate(270)));
+        assert!(
+            intents("Make the audio twice as loud").contains(&Intent::Volume(Level::Factor(2.0)))
+        );
+        assert!(intents("slow it down by 50%").contains(&Intent::Speed(0.5)));
+        assert!(intents("speed it up by 50%").contains(&Intent::Speed(1.5)));
+        assert!(intents("cut the last 3 seconds").contains(&Intent::Trim(Trim::CutTail(3.0))));
+        assert!(intents("Make it black and white").contains(&Intent::Grayscale));
+        assert!(
+            intents("Book me a table for two at an Italian restaurant")
+                .iter()
+                .all(|i| !i.is_action())
+        );
+    }
+}

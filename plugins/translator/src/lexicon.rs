@@ -1,0 +1,114 @@
+//! The vocabulary: spellings, rewrites, word classes and value words, read from
+//! `grammar/lexicon.txt` (see the comments at its top for the line forms).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const LEXICON_TXT: &str = include_str!("../grammar/lexicon.txt");
+
+/// A phrase: one or more normalized words.
+pub type Phrase = Vec<String>;
+
+#[derive(Debug, Default)]
+pub struct Lexicon {
+    /// `colour` → `color`: applied to every word.
+    pub spellings: HashMap<String, String>,
+    /// Raw-text rewrites for forms with punctuation (`b&w`, `h.264`), applied in order.
+    pub rewrites: Vec<(String, String)>,
+    /// `@name` → its phrases.
+    pub classes: HashMap<String, Vec<Phrase>>,
+    /// `$slot` → (phrase, key) pairs, longest phrases first.
+    pub values: HashMap<String, Vec<(Phrase, String)>>,
+}
+
+pub fn lexicon() -> &'static Lexicon {
+    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+    LEXICON.get_or_init(|| parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}")))
+}
+
+fn phrases(list: &str) -> Vec<Phrase> {
+    list.split('|')
+        .map(|p| p.split_whitespace().map(str::to_string).collect::<Phrase>())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+pub fn parse(text: &str) -> Result<Lexicon, String> {
+    let mut lex = Lexicon::default();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.split(" #").next().unwrap_or("").trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("line {}: cannot read `{raw}`", n + 1);
+        let (head, body) = line.split_once(" = ").ok_or_else(bad)?;
+        let head = head.trim();
+        if let Some(word) = head.strip_prefix("~ ") {
+            lex.spellings.insert(word.trim().into(), body.trim().into());
+        } else if let Some(from) = head.strip_prefix("> ") {
+            lex.rewrites
+                .push((from.trim().into(), format!(" {} ", body.trim())));
+        } else if let Some(name) = head.strip_prefix('@') {
+            lex.classes
+                .entry(name.into())
+                .or_default()
+                .extend(phrases(body));
+        } else if let Some(slot_key) = head.strip_prefix('$') {
+            let (slot, key) = slot_key.split_once(' ').ok_or_else(bad)?;
+            let entries = lex.values.entry(slot.into()).or_default();
+            for p in phrases(body) {
+                entries.push((p, key.trim().into()));
+            }
+        } else {
+            return Err(bad());
+        }
+    }
+    // Longest phrases first, so "top right corner" wins over "top right".
+    for list in lex.classes.values_mut() {
+        list.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    }
+    for list in lex.values.values_mut() {
+        list.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+    }
+    Ok(lex)
+}
+
+impl Lexicon {
+    pub fn is_filler(&self, word: &str) -> bool {
+        self.classes
+            .get("filler")
+            .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == word))
+    }
+
+    /// The key of a `$slot` value phrase, e.g. `key("fmt", ["webm"])`.
+    pub fn key(&self, slot: &str, words: &[&str]) -> Option<&str> {
+        self.values.get(slot)?.iter().find_map(|(p, k)| {
+            (p.len() == words.len() && p.iter().zip(words).all(|(a, b)| a == b))
+                .then_some(k.as_str())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexicon_parses() {
+        let lex = lexicon();
+        assert!(lex.classes.contains_key("audio"));
+        assert!(lex.is_filler("the"));
+        assert_eq!(
+            lex.spellings.get("colour").map(String::as_str),
+            Some("color")
+        );
+        assert_eq!(lex.key("fmt", &["webm"]), Some("webm"));
+        assert_eq!(lex.key("corner", &["top", "right"]), Some("top-right"));
+    }
+
+    #[test]
+    fn rejects_malformed_lines() {
+        assert!(parse("nonsense line").is_err());
+        assert!(parse("$corner = top").is_err());
+    }
+}

@@ -1,0 +1,147 @@
+//! The default offline translator: plain-language instructions → a task or a probe
+//! configuration, by a data-driven grammar. Deterministic; no model, no `llm` calls.
+//!
+//! How an instruction is read:
+//! 1. `tokens` splits it into words, numbers with units (`numbers`) and file names;
+//! 2. the rules of `grammar/task.txt` or `grammar/probe.txt` (`grammar`, `pattern`), with
+//!    the vocabulary of `grammar/lexicon.txt` (`lexicon`), turn phrases into intents
+//!    (`intents`) or probe fields (`probe`);
+//! 3. `plan` turns the intents and the inputs' facts (`media`) into a task, choosing
+//!    filters (`filters`) and codecs (`formats`).
+
+wit_bindgen::generate!({
+    path: "../../wit",
+    world: "translator",
+});
+
+pub mod filters;
+pub mod formats;
+pub mod grammar;
+pub mod intents;
+pub mod lexicon;
+pub mod media;
+pub mod numbers;
+pub mod pattern;
+pub mod plan;
+pub mod probe;
+pub mod tokens;
+pub mod wants;
+
+#[cfg(test)]
+mod tests;
+
+use exports::mediaforge::plugin::translate::InputFacts;
+use mediaforge::plugin::types::{ProbeConfig, Refusal, Task};
+
+/// Examples quoted when nothing at all was understood.
+const EXAMPLES: &str = "convert to webm, extract the audio as mp3, remove the audio, resize to 720p, \
+    keep the first 10 seconds, take a thumbnail at 5s, make a gif, compress it, speed it up 2x, \
+    rotate 90 degrees clockwise, add the image as a watermark in the top right corner";
+
+const PROBE_EXAMPLES: &str = "how long is it, what is the resolution, which audio codec, bitrate, \
+    frame rate, how many frames, channels, sample rate, list the streams";
+
+fn quoted(list: &[String]) -> String {
+    list.iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Translates a processing instruction; pure (no host calls), so tests can run it natively.
+pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task, Refusal> {
+    let u = intents::understand(instructions);
+    let unsupported = u.intents().find_map(|i| match i {
+        intents::Intent::Unsupported(why) => Some(why.clone()),
+        _ => None,
+    });
+    if let Some(why) = unsupported {
+        return Err(Refusal {
+            message: format!("This cannot be done here: {why}."),
+            subject: None,
+        });
+    }
+    if !u.has(intents::Intent::is_action) {
+        let mut message = String::from("I could not find a media operation in this instruction");
+        if !u.leftovers.is_empty() {
+            message.push_str(&format!(" (I did not understand {})", quoted(&u.leftovers)));
+        }
+        message.push_str(&format!(". Try wording such as: {EXAMPLES}."));
+        return Err(Refusal {
+            message,
+            subject: u.leftovers.first().cloned(),
+        });
+    }
+    plan::plan(&u, inputs).map_err(|why| {
+        let mut message = format!("I understood {}, but {why}.", u.understood().join(", "));
+        if !u.leftovers.is_empty() {
+            message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
+        }
+        Refusal {
+            message,
+            subject: None,
+        }
+    })
+}
+
+/// Translates a probe question; pure, like [`translate_task`].
+pub fn translate_probe(instructions: &str) -> Result<ProbeConfig, Refusal> {
+    let (asked, leftovers) = probe::understand(instructions);
+    let keys: Vec<(String, Option<String>)> = asked
+        .iter()
+        .map(|(k, q, _)| (k.clone(), q.clone()))
+        .collect();
+    probe::config(&keys).ok_or_else(|| {
+        let mut message =
+            String::from("I could not find a question about the file in this instruction");
+        if !leftovers.is_empty() {
+            message.push_str(&format!(" (I did not understand {})", quoted(&leftovers)));
+        }
+        message.push_str(&format!(". Try asking: {PROBE_EXAMPLES}."));
+        Refusal {
+            message,
+            subject: leftovers.first().cloned(),
+        }
+    })
+}
+
+/// The component's exports. Only built for WebAssembly: on the host platform the export
+/// symbols' names (with `:` and `@`) cannot be linked into a native cdylib, and native tests
+/// call the pure functions above.
+#[cfg(target_arch = "wasm32")]
+mod component {
+    use super::exports::mediaforge::plugin::translate::{Guest, InputFacts};
+    use super::mediaforge::plugin::host;
+    use super::mediaforge::plugin::types::{LogLevel, ProbeConfig, Refusal, Task};
+
+    struct Translator;
+
+    impl Guest for Translator {
+        fn translate_task(instructions: String, inputs: Vec<InputFacts>) -> Result<Task, Refusal> {
+            let result = super::translate_task(&instructions, &inputs);
+            if let Err(r) = &result {
+                host::log(
+                    LogLevel::Info,
+                    &format!("translation refused: {}", r.message),
+                );
+            }
+            result
+        }
+
+        fn translate_probe(
+            instructions: String,
+            _input: InputFacts,
+        ) -> Result<ProbeConfig, Refusal> {
+            let result = super::translate_probe(&instructions);
+            if let Err(r) = &result {
+                host::log(
+                    LogLevel::Info,
+                    &format!("probe translation refused: {}", r.message),
+                );
+            }
+            result
+        }
+    }
+
+    super::export!(Translator with_types_in super);
+}

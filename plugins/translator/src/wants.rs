@@ -1,0 +1,208 @@
+//! The intents of one instruction folded into one record of what is wanted, so the plan
+//! can ask "is there a crop?" rather than search a list. Later intents override earlier
+//! ones of the same kind ("convert to mp4 ... actually webm").
+
+use crate::intents::{
+    Crop, FadeKind, FormatHow, Frames, Intent, Level, Pad, Resize, Strength, Thumb, Trim,
+    Understanding,
+};
+
+#[derive(Debug, Default)]
+pub struct Wants {
+    pub unsupported: Option<String>,
+    pub output_name: Option<String>,
+    pub thumb: Option<Thumb>,
+    pub frames: Option<Frames>,
+    pub fades: Vec<(FadeKind, Option<f64>, bool)>,
+    pub afilters: Vec<String>,
+    pub vfilters: Vec<String>,
+    pub denoise: bool,
+    pub replace_audio: bool,
+    pub add_track: bool,
+    pub mix_audio: bool,
+    pub add_audio: bool,
+    pub extract_audio: bool,
+    pub remove_audio: bool,
+    pub speed: Option<f64>,
+    pub reverse: bool,
+    pub volume: Option<Level>,
+    /// Degrees clockwise, summed.
+    pub rotate: i32,
+    pub hflip: bool,
+    pub vflip: bool,
+    pub crop: Option<Crop>,
+    pub pad: Option<Pad>,
+    pub resize: Option<Resize>,
+    pub keep_aspect: bool,
+    pub fps: Option<f64>,
+    pub fps_factor: Option<f64>,
+    pub channels: Option<u32>,
+    pub sample_rate: Option<u32>,
+    /// `Some(None)`: normalize to the default loudness.
+    pub normalize: Option<Option<f64>>,
+    pub abitrate: Option<u32>,
+    pub vbitrate: Option<u32>,
+    pub target_size: Option<f64>,
+    pub target_factor: Option<f64>,
+    pub crf: Option<u32>,
+    pub compress: Option<Strength>,
+    pub quality_high: bool,
+    pub lossless: bool,
+    pub reencode: bool,
+    pub trims: Vec<Trim>,
+    pub grayscale: bool,
+    pub overlay: bool,
+    pub overlay_size: Option<f64>,
+    pub opacity: Option<f64>,
+    pub concat: bool,
+    /// `Some(true)`: side by side.
+    pub stack: Option<bool>,
+    pub combine: bool,
+    pub image_to_video: bool,
+    pub acodec: Option<String>,
+    /// (codec key, named with a preposition such as "to"/"with").
+    pub vcodecs: Vec<(String, bool)>,
+    pub formats: Vec<(String, FormatHow)>,
+    pub corner: Option<String>,
+    pub color: Option<String>,
+    pub at: Option<f64>,
+    pub loose_time: Option<f64>,
+}
+
+impl Wants {
+    pub fn from(u: &Understanding) -> Wants {
+        let mut w = Wants::default();
+        for intent in u.intents() {
+            match intent.clone() {
+                Intent::Unsupported(why) => w.unsupported = Some(why),
+                Intent::OutputName(n) => w.output_name = Some(n),
+                Intent::Thumb(t) => w.thumb = Some(t),
+                Intent::Frames(f) => w.frames = Some(f),
+                Intent::Fade {
+                    kind,
+                    secs,
+                    audio_only,
+                } => w.fades.push((kind, secs, audio_only)),
+                Intent::AudioFilter(f) => w.afilters.push(f),
+                Intent::VideoFilter(f) => {
+                    if !w.vfilters.contains(&f) {
+                        w.vfilters.push(f)
+                    }
+                }
+                Intent::Denoise => w.denoise = true,
+                Intent::ReplaceAudio => w.replace_audio = true,
+                Intent::AddTrack => w.add_track = true,
+                Intent::MixAudio => w.mix_audio = true,
+                Intent::AddAudio => w.add_audio = true,
+                Intent::ExtractAudio => w.extract_audio = true,
+                Intent::RemoveAudio => w.remove_audio = true,
+                Intent::Speed(s) => w.speed = Some(s),
+                Intent::Reverse => w.reverse = true,
+                Intent::Volume(l) => w.volume = Some(l),
+                Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
+                Intent::Flip { horizontal: true } => w.hflip = true,
+                Intent::Flip { horizontal: false } => w.vflip = true,
+                Intent::Crop(c) => w.crop = Some(c),
+                // The first padding named wins: "pad to a square with black bars".
+                Intent::Pad(p) => {
+                    w.pad.get_or_insert(p);
+                }
+                Intent::Resize(r) => w.resize = Some(r),
+                Intent::KeepAspect => w.keep_aspect = true,
+                Intent::Fps(f) => w.fps = Some(f),
+                Intent::FpsFactor(f) => w.fps_factor = Some(f),
+                Intent::Channels(c) => w.channels = Some(c),
+                Intent::SampleRate(r) => w.sample_rate = Some(r),
+                Intent::Normalize(l) => w.normalize = Some(l),
+                Intent::AudioBitrate(b) => w.abitrate = Some(b),
+                Intent::VideoBitrate(b) => w.vbitrate = Some(b),
+                Intent::TargetSize(b) => w.target_size = Some(b),
+                Intent::TargetFactor(f) => w.target_factor = Some(f),
+                Intent::Crf(c) => w.crf = Some(c),
+                Intent::Compress(s) => {
+                    // "compress it a lot" may also match plain "compress": keep the strongest word.
+                    if w.compress.is_none_or(|old| old == Strength::Normal) {
+                        w.compress = Some(s)
+                    }
+                }
+                Intent::QualityHigh => w.quality_high = true,
+                Intent::Lossless => w.lossless = true,
+                Intent::Reencode => w.reencode = true,
+                Intent::Trim(t) => w.trims.push(t),
+                Intent::Grayscale => w.grayscale = true,
+                Intent::Overlay => w.overlay = true,
+                Intent::OverlaySize(s) => w.overlay_size = Some(s),
+                Intent::Opacity(o) => w.opacity = Some(o),
+                Intent::Concat => w.concat = true,
+                Intent::Stack { horizontal } => w.stack = Some(horizontal),
+                Intent::Combine => w.combine = true,
+                Intent::ImageToVideo => w.image_to_video = true,
+                Intent::AudioCodec(c) => w.acodec = Some(c),
+                Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
+                Intent::Format { key, how } => w.formats.push((key, how)),
+                Intent::Corner(c) => w.corner = Some(c),
+                Intent::Color(c) => w.color = Some(c),
+                Intent::At(t) => w.at = Some(t),
+                Intent::LooseTime(t) => w.loose_time = Some(t),
+                Intent::Noop => {}
+            }
+        }
+        w
+    }
+
+    /// Whether the picture itself changes (so video cannot be stream-copied).
+    pub fn touches_picture(&self) -> bool {
+        self.crop.is_some()
+            || self.pad.is_some()
+            || self.resize.is_some()
+            || self.rotate != 0
+            || self.hflip
+            || self.vflip
+            || self.grayscale
+            || self.denoise
+            || !self.vfilters.is_empty()
+            || self.fps.is_some()
+            || self.fps_factor.is_some()
+            || self.speed.is_some()
+            || self.reverse
+            || self.fades.iter().any(|(_, _, audio_only)| !audio_only)
+    }
+
+    /// Changes only a picture can take (speed and fades apply to either kind).
+    pub fn picture_only(&self) -> bool {
+        self.crop.is_some()
+            || self.pad.is_some()
+            || self.resize.is_some()
+            || self.rotate != 0
+            || self.hflip
+            || self.vflip
+            || self.grayscale
+            || !self.vfilters.is_empty()
+            || self.fps.is_some()
+            || self.fps_factor.is_some()
+    }
+
+    /// Changes only sound can take.
+    pub fn sound_only(&self) -> bool {
+        !self.afilters.is_empty()
+            || self.volume.is_some()
+            || self.normalize.is_some()
+            || self.channels.is_some()
+            || self.sample_rate.is_some()
+            || self.abitrate.is_some()
+            || self.fades.iter().any(|(_, _, audio_only)| *audio_only)
+    }
+
+    /// Whether the sound itself changes (so audio cannot be stream-copied).
+    pub fn touches_sound(&self) -> bool {
+        !self.afilters.is_empty()
+            || self.volume.is_some()
+            || self.normalize.is_some()
+            || self.speed.is_some()
+            || self.reverse
+            || !self.fades.is_empty()
+            || self.channels.is_some()
+            || self.sample_rate.is_some()
+            || self.abitrate.is_some()
+    }
+}

@@ -1,0 +1,323 @@
+//! The natural-language endpoints with the default offline translator: every example of
+//! `tests/fixtures/nl-examples.json` (the product's sample requests) is run through the real
+//! binary and its outputs are probed against what the example says they must satisfy.
+
+use serde_json::{Value, json};
+
+use crate::servers::Receiver;
+use crate::support::*;
+
+fn examples() -> Value {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/nl-examples.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `streams[0].width` style paths.
+fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = v;
+    for part in path.split('.') {
+        let (key, index) = match part.split_once('[') {
+            Some((k, rest)) => (k, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        cur = cur.get(key)?;
+        if let Some(i) = index {
+            cur = cur.get(i)?;
+        }
+    }
+    (!cur.is_null()).then_some(cur)
+}
+
+fn fps(stream: &Value) -> f64 {
+    let r = stream["avg_frame_rate"].as_str().unwrap_or("0/1");
+    let (n, d) = r.split_once('/').unwrap_or(("0", "1"));
+    n.parse::<f64>().unwrap_or(0.0) / d.parse::<f64>().unwrap_or(1.0).max(1e-9)
+}
+
+/// Checks one processing example; returns what failed.
+fn check_outputs(expect: &Value, outputs: &[(String, Vec<u8>)], input_size: u64) -> Vec<String> {
+    let mut bad = Vec::new();
+    let mut fail = |cond: bool, what: String| {
+        if !cond {
+            bad.push(what);
+        }
+    };
+    if let Some(n) = expect["outputs"].as_u64() {
+        fail(
+            outputs.len() as u64 == n,
+            format!("outputs {} != {n}", outputs.len()),
+        );
+    }
+    if let Some(n) = expect["min_outputs"].as_u64() {
+        fail(
+            outputs.len() as u64 >= n,
+            format!("outputs {} < {n}", outputs.len()),
+        );
+    }
+    if let Some(ext) = expect["ext"].as_str() {
+        fail(
+            outputs.iter().all(|(n, _)| n.ends_with(ext)),
+            format!(
+                "names {:?} do not end with {ext}",
+                outputs.iter().map(|o| &o.0).collect::<Vec<_>>()
+            ),
+        );
+    }
+    let Some((name, bytes)) = outputs.first() else {
+        return bad;
+    };
+    let ext = name.rsplit('.').next().unwrap_or("bin");
+    let p = probe_bytes(bytes, ext);
+    let video = stream(&p, "video");
+    let audio = stream(&p, "audio");
+    let codec_in = |s: Option<&Value>, key: &str| -> bool {
+        let list: Vec<&str> = expect[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        s.and_then(|s| s["codec_name"].as_str())
+            .is_some_and(|c| list.contains(&c))
+    };
+    if expect.get("vcodec_in").is_some() {
+        fail(
+            codec_in(video, "vcodec_in"),
+            format!("video codec {:?}", video.map(|v| &v["codec_name"])),
+        );
+    }
+    if expect.get("acodec_in").is_some() {
+        fail(
+            codec_in(audio, "acodec_in"),
+            format!("audio codec {:?}", audio.map(|v| &v["codec_name"])),
+        );
+    }
+    if expect["no_video"] == true {
+        fail(video.is_none(), "has video".into());
+    }
+    if expect["no_audio"] == true {
+        fail(audio.is_none(), "has audio".into());
+    }
+    if let Some(range) = expect["duration"].as_array() {
+        let d = duration(&p);
+        fail(
+            d >= range[0].as_f64().unwrap() && d <= range[1].as_f64().unwrap(),
+            format!("duration {d}"),
+        );
+    }
+    let dim = |key: &str| video.and_then(|v| v[key].as_u64());
+    for (key, field) in [("width", "width"), ("height", "height")] {
+        if let Some(want) = expect[key].as_u64() {
+            fail(
+                dim(field) == Some(want),
+                format!("{key} {:?} != {want}", dim(field)),
+            );
+        }
+    }
+    for (key, field) in [("max_width", "width"), ("max_height", "height")] {
+        if let Some(want) = expect[key].as_u64() {
+            fail(
+                dim(field).is_some_and(|d| d <= want),
+                format!("{field} {:?} > {want}", dim(field)),
+            );
+        }
+    }
+    if let Some(range) = expect["fps"].as_array() {
+        let f = video.map(fps).unwrap_or(0.0);
+        fail(
+            f >= range[0].as_f64().unwrap() && f <= range[1].as_f64().unwrap(),
+            format!("fps {f}"),
+        );
+    }
+    if let Some(want) = expect["channels"].as_u64() {
+        fail(
+            audio.and_then(|a| a["channels"].as_u64()) == Some(want),
+            format!("channels {:?}", audio.map(|a| &a["channels"])),
+        );
+    }
+    if let Some(want) = expect["sample_rate"].as_u64() {
+        let got = audio
+            .and_then(|a| a["sample_rate"].as_str())
+            .and_then(|s| s.parse::<u64>().ok());
+        fail(got == Some(want), format!("sample rate {got:?}"));
+    }
+    if expect["size_lt_input"] == true {
+        fail(
+            (bytes.len() as u64) < input_size,
+            format!("size {} >= input {input_size}", bytes.len()),
+        );
+    }
+    bad
+}
+
+#[tokio::test]
+async fn every_example_request_is_understood() {
+    let s = Server::start().await;
+    let m = media();
+    let dir = s.mkdir(ALICE).await;
+    for f in [m.clip(), m.short(), m.tone(), m.image()] {
+        s.upload_file(ALICE, Some(&dir), &f).await;
+    }
+    let examples = examples();
+    let mut failures = Vec::new();
+    let cases = examples["cases"].as_array().unwrap();
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let expect = &case["expect"];
+        let inputs: Vec<&str> = case["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let started = std::time::Instant::now();
+        let (status, body) = if case["endpoint"] == "probe" {
+            s.post("/ai/ffprobe/analyze", ALICE, json!({"file_path": format!("{dir}/{}", inputs[0]), "instructions": case["instructions"]})).await
+        } else {
+            let inputs: Vec<Value> = inputs
+                .iter()
+                .map(|n| json!({"file_path": format!("{dir}/{n}")}))
+                .collect();
+            s.post(
+                "/ai/ffmpeg/process",
+                ALICE,
+                json!({"inputs": inputs, "instructions": case["instructions"]}),
+            )
+            .await
+        };
+        let took = started.elapsed().as_secs_f64();
+        if let Some(want) = expect["status"].as_u64() {
+            if status.as_u16() as u64 != want || body["ok"] != false || !body["error"].is_string() {
+                failures.push(format!("{id}: expected {want}, got {status} {body}"));
+            }
+            continue;
+        }
+        if status != 200 {
+            failures.push(format!("{id}: {status} {body}"));
+            continue;
+        }
+        let problems = if case["endpoint"] == "probe" {
+            let mut bad = Vec::new();
+            for path in expect["result_has"].as_array().into_iter().flatten() {
+                if lookup(&body["result"], path.as_str().unwrap()).is_none() {
+                    bad.push(format!("result lacks {path}"));
+                }
+            }
+            for (path, want) in expect["equals"].as_object().into_iter().flatten() {
+                if lookup(&body["result"], path) != Some(want) {
+                    bad.push(format!(
+                        "{path} = {:?}, want {want}",
+                        lookup(&body["result"], path)
+                    ));
+                }
+            }
+            if body["generated_probe"].is_null() {
+                bad.push("no generated_probe".into());
+            }
+            bad
+        } else {
+            let outputs = s.fetch_outputs(&body).await;
+            let input_size = std::fs::metadata(m.dir.join(inputs[0])).unwrap().len();
+            let mut bad = check_outputs(expect, &outputs, input_size);
+            if !body["generated_command"]["outputs"].is_array() {
+                bad.push("no generated_command".into());
+            }
+            bad
+        };
+        eprintln!(
+            "{id:>18}: {:.2} s {}",
+            took,
+            if problems.is_empty() {
+                "ok".to_string()
+            } else {
+                problems.join("; ")
+            }
+        );
+        if !problems.is_empty() {
+            failures.push(format!(
+                "{id}: {} (generated {})",
+                problems.join("; "),
+                body.get("generated_command")
+                    .or(body.get("generated_probe"))
+                    .unwrap_or(&Value::Null)
+            ));
+        }
+    }
+    eprintln!(
+        "natural-language examples: {} passed, {} failed",
+        cases.len() - failures.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn async_variant_with_webhook_and_refusals() {
+    let receiver = Receiver::start(vec![200]).await;
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__NET__EXTRA_CA_FILE",
+        receiver.ca_file.to_str().unwrap(),
+    )]))
+    .await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let (status, body) = s
+        .post("/ai/ffmpeg/process/async", ALICE, json!({"inputs": [{"file_path": input}], "instructions": "convert to mov", "webhook_url": receiver.url("/nl")}))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["status"], "pending");
+    assert!(
+        body["generated_command"]["outputs"][0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(".mov"),
+        "{body}"
+    );
+    let job = body["job_id"].as_str().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while receiver.requests().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no callback");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let payload = receiver.requests()[0].json();
+    assert_eq!(
+        (payload["job_id"].as_str(), payload["status"].as_str()),
+        (Some(job), Some("completed"))
+    );
+    let (_, view) = s.get(&format!("/job/{job}"), ALICE).await;
+    assert!(view["generated_command"].is_object(), "{view}");
+
+    for (body, want) in [
+        (
+            json!({"inputs": [{"file_path": input}], "instructions": "Book me a table for two"}),
+            "Could not translate",
+        ),
+        (
+            json!({"inputs": [{"file_path": input}]}),
+            "instructions is required",
+        ),
+        (
+            json!({"inputs": [], "instructions": "convert to mov"}),
+            "inputs",
+        ),
+        (
+            json!({"inputs": [{"file_path": "bad"}], "instructions": "convert to mov"}),
+            "Invalid file_path format",
+        ),
+    ] {
+        let (status, got) = s.post("/ai/ffmpeg/process", ALICE, body.clone()).await;
+        assert_eq!(status, 400, "{body}: {got}");
+        assert!(
+            got["error"].as_str().unwrap().contains(want),
+            "{body}: {got}"
+        );
+    }
+    let (status, got) = s
+        .post(
+            "/ai/ffprobe/analyze",
+            ALICE,
+            json!({"file_path": input, "instructions": "what's the weather like"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{got}");
+}
