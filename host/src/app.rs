@@ -32,6 +32,10 @@ pub struct AppState {
     /// Bounds the ffmpeg/ffprobe processes running at once on this instance.
     pub process_permits: tokio::sync::Semaphore,
     pub wakers: crate::jobs::Wakers,
+    /// Cancelled when the server is asked to stop: workers take no new job.
+    pub stopping: tokio_util::sync::CancellationToken,
+    /// Jobs this instance is running now.
+    pub running_jobs: std::sync::atomic::AtomicUsize,
 }
 
 impl AppState {
@@ -103,6 +107,8 @@ impl AppState {
             scratch_dir,
             process_permits: tokio::sync::Semaphore::new(cfg_limits_processes),
             wakers: Default::default(),
+            stopping: Default::default(),
+            running_jobs: Default::default(),
         }))
     }
 
@@ -156,14 +162,25 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     crate::jobs::worker::spawn(&state);
     let server = Server::new(acceptor);
     let handle = server.handle();
+    let stopping = state.stopping.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
-        tracing::info!("shutting down");
+        tracing::info!("shutting down: no new jobs; open requests get 30 s");
+        stopping.cancel();
         handle.stop_graceful(Some(Duration::from_secs(30)));
     });
     tracing::info!("listening on http://{addr}");
     println!("mediaforge listening on http://{addr}");
-    server.try_serve(crate::api::service(state)).await?;
+    server.try_serve(crate::api::service(state.clone())).await?;
+    // Running jobs may finish; one that does not within the grace period is given back by its
+    // lease lapsing (another instance, or this one after a restart, runs it).
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while state.running_jobs.load(std::sync::atomic::Ordering::SeqCst) > 0
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -11,6 +11,7 @@ pub mod error;
 pub mod jobs;
 pub mod media;
 pub mod metering;
+pub mod metrics;
 pub mod names;
 pub mod net;
 pub mod plugins;

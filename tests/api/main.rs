@@ -3,6 +3,8 @@
 
 mod ai;
 mod jobs;
+mod legacy;
+mod ops;
 mod plugin_host;
 mod probe;
 mod process;

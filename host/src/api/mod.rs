@@ -7,6 +7,7 @@ pub mod directories;
 pub mod files;
 pub mod health;
 pub mod jobs;
+pub mod legacy;
 pub mod probe;
 pub mod process;
 pub mod usage;
@@ -34,7 +35,47 @@ pub fn service(state: Arc<AppState>) -> Service {
         .push(blob::router())
         .push(Router::with_path("v1").push(authenticated()))
         .push(authenticated());
-    Service::new(router).catcher(Catcher::new(json_catcher))
+    Service::new(router)
+        .hoop(access_log)
+        .catcher(Catcher::new(json_catcher))
+}
+
+/// One log line and one metric per request, under a request id (the caller's `X-Request-Id`
+/// when it is sane, else a new one), which is echoed in the response.
+#[handler]
+async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+    let started = std::time::Instant::now();
+    let id = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| {
+            (1..=64).contains(&v.len())
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .map(str::to_string)
+        .unwrap_or_else(|| crate::names::random_id(16));
+    if let Ok(value) = salvo::http::HeaderValue::from_str(&id) {
+        res.headers_mut().insert("x-request-id", value);
+    }
+    ctrl.call_next(req, depot, res).await;
+    let status = res.status_code.unwrap_or(StatusCode::OK).as_u16();
+    let route = req.matched_path().to_string();
+    let route = if route.is_empty() {
+        "unmatched".to_string()
+    } else {
+        format!("/{}", route.trim_start_matches('/'))
+    };
+    crate::metrics::request(req.method().as_str(), &route, status);
+    tracing::info!(
+        request_id = %id,
+        method = %req.method(),
+        route = %route,
+        status,
+        ms = started.elapsed().as_millis() as u64,
+        "request"
+    );
 }
 
 /// Every route that needs an API key.
@@ -48,6 +89,7 @@ fn authenticated() -> Router {
         .push(jobs::router())
         .push(usage::router())
         .push(ai::router())
+        .push(legacy::router())
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

@@ -294,6 +294,32 @@ impl Db {
         .await
     }
 
+    /// Jobs by status, and the creation time of the oldest pending one (for metrics).
+    pub async fn queue_figures(&self) -> DbResult<(Vec<(String, u64)>, Option<i64>)> {
+        #[derive(Deserialize)]
+        struct Count {
+            status: String,
+            n: u64,
+        }
+        #[derive(Deserialize)]
+        struct Oldest {
+            created_at: i64,
+        }
+        let counts: Vec<Count> = self
+            .rows(
+                "SELECT status, count() AS n FROM job GROUP BY status",
+                json!({}),
+            )
+            .await?;
+        let oldest: Option<Oldest> = self
+            .first("SELECT created_at FROM job WHERE status = 'pending' ORDER BY created_at ASC LIMIT 1", json!({}))
+            .await?;
+        Ok((
+            counts.into_iter().map(|c| (c.status, c.n)).collect(),
+            oldest.map(|o| o.created_at),
+        ))
+    }
+
     /// Whether any pending job or due delivery exists (cheap wake-up check).
     pub async fn pending_job_ids(&self, limit: u32) -> DbResult<Vec<String>> {
         #[derive(Deserialize)]

@@ -47,7 +47,7 @@ async fn wake_on_changes(state: Arc<AppState>) {
 async fn worker_loop(state: Arc<AppState>) {
     let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.max(50));
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
-    loop {
+    while !state.stopping.is_cancelled() {
         let woken = state.wakers.jobs.notified();
         let now = clock::now_ms();
         if let Err(e) = state.db.requeue_expired(now, MAX_ATTEMPTS).await {
@@ -56,7 +56,13 @@ async fn worker_loop(state: Arc<AppState>) {
         let token = names::random_id(24);
         match state.db.claim_job(&token, now, lease_ms).await {
             Ok(Some(job)) => {
+                state
+                    .running_jobs
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 run(&state, job, &token).await;
+                state
+                    .running_jobs
+                    .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                 continue;
             }
             Ok(None) => {}
@@ -65,6 +71,7 @@ async fn worker_loop(state: Arc<AppState>) {
         tokio::select! {
             _ = woken => {}
             _ = tokio::time::sleep(poll) => {}
+            _ = state.stopping.cancelled() => {}
         }
     }
 }

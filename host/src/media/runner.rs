@@ -111,6 +111,11 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Outcome> 
     };
     // Stragglers of the group (there should be none under bwrap) must not outlive the run.
     kill_group(pgid);
+    let program = std::path::Path::new(spec.program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("process");
+    crate::metrics::observe(crate::metrics::PROCESS_SECONDS, program, started.elapsed());
     let stdout = stdout_task.await.unwrap_or_default();
     let stderr_tail = stderr_task.await.unwrap_or_default();
     Ok(Outcome {

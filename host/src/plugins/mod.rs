@@ -272,6 +272,10 @@ impl PluginHost {
         let engine = self.engine.clone();
         let ticks = loaded.budget_ticks;
         let plugin = world.name();
+        let started = std::time::Instant::now();
+        let _timer = scopeguard(move || {
+            crate::metrics::observe(crate::metrics::PLUGIN_SECONDS, plugin, started.elapsed())
+        });
         tokio::task::spawn_blocking(move || {
             let mut store = Store::new(&engine, state);
             store.limiter(|s| &mut s.limits);
@@ -289,6 +293,19 @@ impl PluginHost {
             reason: describe_trap(&e),
         })
     }
+}
+
+/// Runs `f` when dropped (on every way out of a call).
+fn scopeguard(f: impl FnOnce()) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    Guard(Some(f))
 }
 
 fn not_world(path: &Path, world: World, e: impl std::fmt::Display) -> anyhow::Error {

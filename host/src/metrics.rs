@@ -1,0 +1,135 @@
+//! Prometheus metrics at `/metrics`: requests by route and status, ffmpeg/ffprobe run
+//! durations, plugin call durations, webhook attempts, and (read from the database at scrape
+//! time, so every instance reports the shared queue) job counts by status and the age of the
+//! oldest pending job. A small registry of our own: the figures are few and fixed.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
+
+const BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
+];
+
+#[derive(Default)]
+struct Histogram {
+    counts: Vec<u64>,
+    sum: f64,
+    count: u64,
+}
+
+impl Histogram {
+    fn observe(&mut self, v: f64) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; BUCKETS.len()];
+        }
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if v <= *b {
+                self.counts[i] += 1;
+            }
+        }
+        self.sum += v;
+        self.count += 1;
+    }
+}
+
+#[derive(Default)]
+struct Registry {
+    requests: BTreeMap<(String, String, u16), u64>,
+    histograms: BTreeMap<(&'static str, String), Histogram>,
+    webhooks: BTreeMap<String, u64>,
+}
+
+static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Default::default);
+
+pub fn request(method: &str, route: &str, status: u16) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    *r.requests
+        .entry((method.to_string(), route.to_string(), status))
+        .or_default() += 1;
+}
+
+/// `name` is one of the histogram families below; `label` its label value.
+pub fn observe(name: &'static str, label: &str, took: Duration) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    r.histograms
+        .entry((name, label.to_string()))
+        .or_default()
+        .observe(took.as_secs_f64());
+}
+
+pub fn webhook_attempt(outcome: &str) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    *r.webhooks.entry(outcome.to_string()).or_default() += 1;
+}
+
+pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";
+pub const PLUGIN_SECONDS: &str = "mediaforge_plugin_call_seconds";
+
+/// The text exposition format, with the queue figures passed in.
+pub fn render(jobs_by_status: &[(String, u64)], oldest_pending_s: Option<f64>) -> String {
+    let r = REGISTRY.lock().expect("metrics lock");
+    let mut out = String::new();
+    out.push_str("# HELP mediaforge_http_requests_total HTTP requests by route and status.\n# TYPE mediaforge_http_requests_total counter\n");
+    for ((method, route, status), n) in &r.requests {
+        let _ = writeln!(
+            out,
+            "mediaforge_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {n}",
+            escape(route)
+        );
+    }
+    for (family, label, help) in [
+        (
+            PROCESS_SECONDS,
+            "program",
+            "Wall time of ffmpeg and ffprobe runs.",
+        ),
+        (
+            PLUGIN_SECONDS,
+            "world",
+            "Wall time of plugin calls, instantiation included.",
+        ),
+    ] {
+        let _ = write!(out, "# HELP {family} {help}\n# TYPE {family} histogram\n");
+        for ((name, value), h) in r.histograms.iter().filter(|((n, _), _)| *n == family) {
+            let _ = name;
+            for (i, b) in BUCKETS.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "{family}_bucket{{{label}=\"{value}\",le=\"{b}\"}} {}",
+                    h.counts.get(i).copied().unwrap_or(0)
+                );
+            }
+            let _ = writeln!(
+                out,
+                "{family}_bucket{{{label}=\"{value}\",le=\"+Inf\"}} {}",
+                h.count
+            );
+            let _ = writeln!(out, "{family}_sum{{{label}=\"{value}\"}} {}", h.sum);
+            let _ = writeln!(out, "{family}_count{{{label}=\"{value}\"}} {}", h.count);
+        }
+    }
+    out.push_str("# HELP mediaforge_webhook_attempts_total Webhook delivery attempts by outcome.\n# TYPE mediaforge_webhook_attempts_total counter\n");
+    for (outcome, n) in &r.webhooks {
+        let _ = writeln!(
+            out,
+            "mediaforge_webhook_attempts_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");
+    for (status, n) in jobs_by_status {
+        let _ = writeln!(out, "mediaforge_jobs{{status=\"{status}\"}} {n}");
+    }
+    out.push_str("# HELP mediaforge_oldest_pending_job_seconds Age of the oldest pending job.\n# TYPE mediaforge_oldest_pending_job_seconds gauge\n");
+    let _ = writeln!(
+        out,
+        "mediaforge_oldest_pending_job_seconds {}",
+        oldest_pending_s.unwrap_or(0.0)
+    );
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}

@@ -1,0 +1,104 @@
+//! Operator routes and behaviour: readiness, metrics, request ids, graceful shutdown.
+
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+#[tokio::test]
+async fn readiness_metrics_and_request_ids() {
+    let s = Server::start().await;
+    let (status, ready) = s.call("GET", "/readyz", None, None).await;
+    assert_eq!(status, 200, "{ready}");
+    assert_eq!(ready["ok"], true);
+    assert_eq!(ready["database"], "ok");
+    assert_eq!(ready["sandbox"], "bubblewrap");
+    let worlds: Vec<&str> = ready["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["world"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        worlds,
+        vec!["command-builder", "translator", "webhook-formatter"]
+    );
+
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let (status, _) = s.process(ALICE, serde_json::json!({"inputs": [{"file_path": input}], "outputs": [{"file": "m.png", "options": ["-frames:v", "1"]}]})).await;
+    assert_eq!(status, 200);
+    s.get("/directory", "wrong-key-000").await;
+
+    let res = s
+        .http()
+        .get(s.url("/healthz"))
+        .header("x-request-id", "trace-abc_123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["x-request-id"], "trace-abc_123");
+    let res = s
+        .http()
+        .get(s.url("/healthz"))
+        .header("x-request-id", "bad id with spaces")
+        .send()
+        .await
+        .unwrap();
+    let id = res.headers()["x-request-id"].to_str().unwrap().to_string();
+    assert!(
+        id.len() == 16 && id.bytes().all(|b| b.is_ascii_alphanumeric()),
+        "{id}"
+    );
+
+    let text = s
+        .http()
+        .get(s.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for needle in [
+        "mediaforge_http_requests_total{method=\"POST\",route=\"/ffmpeg/process\",status=\"200\"} 1",
+        "mediaforge_http_requests_total{method=\"GET\",route=\"/directory\",status=\"401\"} 1",
+        "mediaforge_process_seconds_count{program=\"ffmpeg\"} 1",
+        "mediaforge_plugin_call_seconds_count{world=\"command-builder\"} 1",
+        "mediaforge_oldest_pending_job_seconds 0",
+    ] {
+        assert!(text.contains(needle), "missing {needle}\n{text}");
+    }
+    assert!(
+        s.log().contains("request_id"),
+        "access log lines carry the request id"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_stops_taking_work_and_exits() {
+    let s = Server::start().await;
+    let pid = s.pid();
+    let started = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    loop {
+        let alive = std::path::Path::new(&format!("/proc/{pid}/status")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .unwrap_or_default()
+                .contains("State:\tZ");
+        if !alive {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "server did not stop"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        s.log().contains("shutting down") && s.log().contains("stopped"),
+        "{}",
+        s.log()
+    );
+}
