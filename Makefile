@@ -49,7 +49,9 @@ test: plugins
 
 ## bench: figures and ratios against the same work done directly (release build)
 bench: build
-	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --release --test api -- --ignored --nocapture --test-threads 1 bench_
+	@command -v wrk >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk >/dev/null)
+	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo bench --bench service
+	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --release --test api every_example -- --nocapture 2>&1 | grep -E "^ +[a-z0-9-]+: |examples:"
 
 fmt:
 	cargo fmt --all

@@ -1,9 +1,10 @@
 //! The request shapes tenants send (spec section 2: Task; 4.7: probe), as the API parses them.
 //! Unknown fields are ignored, as clients of the service we reimplement send extra ones.
 
+use salvo::oapi::ToSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct Task {
     pub inputs: Vec<TaskInput>,
     pub outputs: Vec<TaskOutput>,
@@ -13,14 +14,14 @@ pub struct Task {
     pub output_dir_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct TaskInput {
     pub file_path: String,
     #[serde(default)]
     pub options: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct TaskOutput {
     pub file: String,
     #[serde(default)]
@@ -30,7 +31,7 @@ pub struct TaskOutput {
 }
 
 /// `probe` of POST /ffprobe/analyze. `None` = section not asked for; `Some([])` = all fields.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct ProbeConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<Vec<String>>,

@@ -102,3 +102,56 @@ async fn sigterm_stops_taking_work_and_exits() {
         s.log()
     );
 }
+
+#[tokio::test]
+async fn openapi_document_and_docs_ui() {
+    let s = Server::start().await;
+    let (status, doc) = s.call("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 200);
+    assert!(
+        doc["openapi"].as_str().unwrap().starts_with("3.1"),
+        "{}",
+        doc["openapi"]
+    );
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/directory", "post"),
+        ("/directory", "get"),
+        ("/directory/{dir_id}", "get"),
+        ("/file", "post"),
+        ("/file/{dir_id}/{file_name}", "get"),
+        ("/file/{dir_id}/{file_name}", "delete"),
+        ("/file/download/{dir_id}/{file_name}", "get"),
+        ("/ffmpeg/process", "post"),
+        ("/ffmpeg/process/async", "post"),
+        ("/ffmpeg/validate", "post"),
+        ("/jobs", "get"),
+        ("/job/{job_id}", "get"),
+        ("/job/{job_id}", "delete"),
+        ("/ffprobe/analyze", "post"),
+        ("/ai/ffmpeg/process", "post"),
+        ("/ai/ffmpeg/process/async", "post"),
+        ("/ai/ffprobe/analyze", "post"),
+        ("/ffmpeg/run", "post"),
+    ] {
+        let op = &paths
+            .get(path)
+            .unwrap_or_else(|| panic!("{path} missing: {:?}", paths.keys()))[method];
+        assert!(op.is_object(), "{method} {path}");
+        assert!(
+            op["responses"]["401"].is_object() || path == "/ffmpeg/run",
+            "{method} {path} documents 401"
+        );
+        assert!(op["security"].is_array(), "{method} {path} needs the key");
+    }
+    assert!(paths["/ffmpeg/process"]["post"]["requestBody"].is_object());
+    assert!(
+        doc["components"]["schemas"]["Task"].is_object(),
+        "{}",
+        doc["components"]["schemas"]
+    );
+    assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let res = s.http().get(s.url("/docs/")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().to_lowercase().contains("swagger"));
+}

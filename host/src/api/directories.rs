@@ -27,7 +27,7 @@ struct CreateDirectory {
     ttl: Option<f64>,
 }
 
-#[handler]
+#[endpoint(tags("directories"), request_body = super::schemas::CreateDirectoryRequest, responses((status_code = 200, body = super::schemas::DirectoryResponse)), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
     let state = state(depot);
     let body: CreateDirectory = from_value(optional_body(req, max_body(&state)).await?)?;
@@ -60,7 +60,7 @@ pub async fn new_directory(state: &AppState, account: &Account, ttl: u64) -> App
     Ok(dir)
 }
 
-#[handler]
+#[endpoint(tags("directories"), responses((status_code = 200, body = super::schemas::DirectoriesResponse)), status_codes(200, 401, 500), security(("api_key" = [])))]
 async fn list(depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
     let state = state(depot);
     let dirs = state
@@ -74,7 +74,7 @@ async fn list(depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
     Ok(Json(json!({ "ok": true, "directories": dirs })))
 }
 
-#[handler]
+#[endpoint(tags("directories"), responses((status_code = 200, body = super::schemas::FilesResponse)), parameters(("dir_id" = String, Path, description = "Directory id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
 async fn list_files(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
     let state = state(depot);
     let dir_id = req.param::<String>("dir_id").unwrap_or_default();

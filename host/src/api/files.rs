@@ -31,7 +31,7 @@ struct CreateFile {
     dir_id: Option<String>,
 }
 
-#[handler]
+#[endpoint(tags("files"), request_body = super::schemas::CreateFileRequest, responses((status_code = 200, body = super::schemas::CreateFileResponse)), status_codes(200, 400, 401, 403, 404, 409, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);
@@ -108,7 +108,7 @@ async fn visible_file(state: &AppState, account: &Account, req: &Request) -> App
         .ok_or_else(|| AppError::NotFound("File not found".into()))
 }
 
-#[handler]
+#[endpoint(tags("files"), responses((status_code = 200, body = super::schemas::FileInfoResponse)), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
 async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let file = visible_file(&state, &account(depot), req).await?;
@@ -122,7 +122,7 @@ async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     })))
 }
 
-#[handler]
+#[endpoint(tags("files"), responses((status_code = 200, body = super::schemas::DownloadResponse)), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
 async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let file = visible_file(&state, &account(depot), req).await?;
@@ -144,7 +144,7 @@ async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>
     })))
 }
 
-#[handler]
+#[endpoint(tags("files"), responses((status_code = 200, body = super::schemas::DeleteFileResponse)), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
 async fn remove(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let file = visible_file(&state, &account(depot), req).await?;

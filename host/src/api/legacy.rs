@@ -38,7 +38,7 @@ struct LegacyIo {
     options: Vec<String>,
 }
 
-#[handler]
+#[endpoint(tags("deprecated"), responses((status_code = 200, body = super::schemas::ProcessResponse)), status_codes(200, 400, 401, 403, 410, 500), security(("api_key" = [])))]
 async fn run(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<Json<Value>> {
     let state = state(depot);
     if !state.cfg.compat.legacy_run {

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod legacy;
 pub mod probe;
 pub mod process;
+pub mod schemas;
 pub mod usage;
 
 use std::sync::Arc;
@@ -34,7 +35,9 @@ pub fn service(state: Arc<AppState>) -> Service {
         .push(health::router())
         .push(blob::router())
         .push(Router::with_path("v1").push(authenticated()))
-        .push(authenticated());
+        .push(authenticated())
+        .push(openapi().into_router("openapi.json"))
+        .push(SwaggerUi::new("/openapi.json").into_router("docs"));
     Service::new(router)
         .hoop(access_log)
         .catcher(Catcher::new(json_catcher))
@@ -76,6 +79,23 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
         ms = started.elapsed().as_millis() as u64,
         "request"
     );
+}
+
+/// The OpenAPI document, generated from the endpoints' declarations (one copy of the routes;
+/// every path also answers under `/v1`).
+pub fn openapi() -> OpenApi {
+    use salvo::oapi::SecurityScheme;
+    use salvo::oapi::security::{ApiKey, ApiKeyValue};
+    salvo::oapi::naming::set_namer(salvo::oapi::naming::FlexNamer::new().short_mode(true));
+    OpenApi::new("Mediaforge", env!("CARGO_PKG_VERSION"))
+        .add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "Authorization",
+                "`Basic <API_KEY>` (also `Bearer <API_KEY>`)",
+            ))),
+        )
+        .merge_router(&authenticated())
 }
 
 /// Every route that needs an API key.

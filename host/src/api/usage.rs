@@ -11,7 +11,7 @@ pub fn router() -> Router {
     Router::with_path("usage").get(usage)
 }
 
-#[handler]
+#[endpoint(tags("account"), responses((status_code = 200, body = super::schemas::UsageResponse)), status_codes(200, 401, 500), security(("api_key" = [])))]
 async fn usage(depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);

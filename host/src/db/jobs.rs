@@ -175,7 +175,7 @@ impl Db {
         self.exec(
             "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
                 updated_at = $now, lease_token = NONE,
-                webhook = IF webhook_url != NONE { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
+                webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
                     next_at: $now, lease_until: 0 } } ELSE { NONE }
              WHERE status = 'processing' AND lease_until < $now AND attempts >= $max;
              UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
@@ -227,7 +227,7 @@ impl Db {
                  LET $done = (UPDATE type::record('job', $id)
                      SET status = $status, result = $result, usage = $usage, output_count = $oc, error = $error,
                          details = $details, completed_at = $now, updated_at = $now, lease_token = NONE, progress = NONE,
-                         webhook = IF webhook_url != NONE { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
+                         webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
                      WHERE status = 'processing' AND lease_token = $t RETURN job_id, account);
                  IF array::len($done) > 0 AND $charged {
                      UPSERT type::record('usage', [$done[0].account, $month]) SET account = $done[0].account, month = $month,

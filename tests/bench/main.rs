@@ -1,0 +1,390 @@
+//! `make bench`: figures of the real service, each printed with the ratio to the same work done
+//! directly (ffmpeg run by hand, the disk written by hand). Not a test: nothing is asserted
+//! about time; targets are printed beside the figures.
+
+#[path = "../api/support.rs"]
+mod support;
+
+use std::io::Write;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::*;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+fn line(name: &str, figure: String, reference: String, ratio: f64, target: &str) {
+    println!(
+        "{name:<34} {figure:<26} reference {reference:<22} ratio {ratio:>6.3}   target {target}"
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let only: Option<String> = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    let run = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
+    println!(
+        "mediaforge benchmarks ({} cores)",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    if run("upload") {
+        upload().await;
+    }
+    if run("requests") {
+        requests().await;
+    }
+    if run("plugin") {
+        plugin_calls().await;
+    }
+    if run("memory") {
+        idle_memory().await;
+    }
+    if run("process") {
+        processing().await;
+    }
+    if run("jobs") {
+        async_jobs().await;
+    }
+    if run("translator") {
+        translator().await;
+    }
+}
+
+/// A 256 MB presigned upload against writing (and syncing) the same bytes on the same disk.
+async fn upload() {
+    const SIZE: usize = 256 * 1024 * 1024;
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__PLANS__PRO__MAX_FILE_SIZE_MB",
+        "1024",
+    )]))
+    .await;
+    let data: Vec<u8> = (0..SIZE)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let mut direct = Vec::new();
+    let mut api = Vec::new();
+    for round in 0..3 {
+        let path = s.dir.join(format!("direct-{round}.bin"));
+        let t = Instant::now();
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(&data).unwrap();
+        f.sync_all().unwrap();
+        direct.push(t.elapsed().as_secs_f64());
+        std::fs::remove_file(&path).unwrap();
+
+        let (_, created) = s
+            .post(
+                "/file",
+                ALICE,
+                json!({"file_name": format!("big{round}.bin")}),
+            )
+            .await;
+        let url = created["upload"]["url"].as_str().unwrap().to_string();
+        let body = data.clone();
+        let t = Instant::now();
+        let res = s.http().put(url).body(body).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        api.push(t.elapsed().as_secs_f64());
+    }
+    let (d, a) = (median(direct), median(api));
+    let mb = SIZE as f64 / 1_048_576.0;
+    line(
+        "presigned upload 256 MB",
+        format!("{:.0} MB/s", mb / a),
+        format!("{:.0} MB/s", mb / d),
+        d / a,
+        ">= 0.90 of direct",
+    );
+}
+
+/// Authenticated GET /directory/{id} under 16 connections, with wrk.
+async fn requests() {
+    if Command::new("wrk").arg("--version").output().is_err() {
+        println!("requests: wrk is not installed (make bench installs it)");
+        return;
+    }
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE_LOG", "warn")])).await;
+    let dir = s.mkdir(ALICE).await;
+    s.upload(ALICE, Some(&dir), "a.txt", b"x".to_vec()).await;
+    let wrk = |path: &str, auth: bool| {
+        let mut cmd = Command::new("wrk");
+        cmd.args(["-t2", "-c16", "-d8s", "--latency"]);
+        if auth {
+            cmd.args(["-H", &format!("Authorization: Basic {ALICE}")]);
+        }
+        let out = cmd.arg(s.url(path)).output().unwrap();
+        parse_wrk(&String::from_utf8_lossy(&out.stdout))
+    };
+    let (health_rps, ..) = wrk("/healthz", false);
+    let (rps, p50, p99) = wrk(&format!("/directory/{dir}"), true);
+    line(
+        "GET /directory/{id} (auth, 16 conn)",
+        format!("{rps:.0} req/s p50 {p50:.2} ms p99 {p99:.2} ms"),
+        format!("{health_rps:.0} req/s /healthz"),
+        rps / health_rps,
+        ">= 10k req/s, p99 < 10 ms",
+    );
+}
+
+/// (requests per second, p50 ms, p99 ms) from wrk's --latency output.
+fn parse_wrk(text: &str) -> (f64, f64, f64) {
+    let ms = |v: &str| -> f64 {
+        let v = v.trim();
+        if let Some(x) = v.strip_suffix("us") {
+            x.parse::<f64>().unwrap_or(0.0) / 1000.0
+        } else if let Some(x) = v.strip_suffix("ms") {
+            x.parse().unwrap_or(0.0)
+        } else if let Some(x) = v.strip_suffix('s') {
+            x.parse::<f64>().unwrap_or(0.0) * 1000.0
+        } else {
+            0.0
+        }
+    };
+    let mut rps = 0.0;
+    let (mut p50, mut p99) = (0.0, 0.0);
+    for l in text.lines() {
+        let l = l.trim();
+        if let Some(v) = l.strip_prefix("Requests/sec:") {
+            rps = v.trim().parse().unwrap_or(0.0);
+        } else if let Some(v) = l.strip_prefix("50%") {
+            p50 = ms(v);
+        } else if let Some(v) = l.strip_prefix("99%") {
+            p99 = ms(v);
+        }
+    }
+    (rps, p50, p99)
+}
+
+/// One webhook-formatter call, a fresh instance each time, through the host's plugin runtime.
+async fn plugin_calls() {
+    use mediaforge::plugins::formatter::{JobEvent, Outcome};
+    let cfg = mediaforge::config::Plugins {
+        default_dir: wasm_dir(),
+        ..Default::default()
+    };
+    let net = mediaforge::net::Net::new(&Default::default()).unwrap();
+    let cache = temp_dir("bench-cache");
+    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net).unwrap();
+    let event = || JobEvent {
+        event_id: "evt_1".into(),
+        job_id: "job_1".into(),
+        outcome: Outcome::Failed("boom".into()),
+        occurred_at: "2026-01-01T00:00:00Z".into(),
+        webhook_url: "https://example.com".into(),
+    };
+    for _ in 0..200 {
+        host.format_event(event()).await.unwrap();
+    }
+    let n = 5000;
+    let t = Instant::now();
+    for _ in 0..n {
+        host.format_event(event()).await.unwrap();
+    }
+    let per_call = t.elapsed().as_secs_f64() / n as f64 * 1e6;
+    // The reference: a tokio blocking round trip alone (what every call pays to leave the async threads).
+    let t = Instant::now();
+    for _ in 0..n {
+        tokio::task::spawn_blocking(|| ()).await.unwrap();
+    }
+    let hop = t.elapsed().as_secs_f64() / n as f64 * 1e6;
+    line(
+        "plugin call (fresh instance)",
+        format!("{per_call:.1} µs"),
+        format!("{hop:.1} µs thread hop"),
+        hop / per_call,
+        "<= 30 µs",
+    );
+    let _ = std::fs::remove_dir_all(cache);
+}
+
+async fn idle_memory() {
+    let s = Server::start().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid())).unwrap();
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS"))
+        .unwrap_or("VmRSS: ?")
+        .trim()
+        .to_string();
+    println!("{:<34} {rss}", "idle server memory");
+}
+
+fn ffmpeg_direct(args: &[&str]) -> f64 {
+    let t = Instant::now();
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    t.elapsed().as_secs_f64()
+}
+
+/// A thumbnail and a 10 s 720p transcode through the API against the same ffmpeg by hand.
+async fn processing() {
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE_LOG", "warn")])).await;
+    let m = media();
+    let input = s.upload_file(ALICE, None, &m.clip()).await;
+    let out_dir = temp_dir("bench-direct");
+    let clip = m.clip().to_string_lossy().into_owned();
+    let cases: [(&str, Vec<&str>, &str); 2] = [
+        ("thumbnail", vec!["-ss", "5", "-frames:v", "1"], "thumb.jpg"),
+        (
+            "transcode 10 s 720p",
+            vec![
+                "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac",
+            ],
+            "out.mp4",
+        ),
+    ];
+    for (name, opts, out) in cases {
+        let mut direct = Vec::new();
+        let mut api = Vec::new();
+        for _ in 0..5 {
+            let out_path = out_dir.join(out).to_string_lossy().into_owned();
+            let mut args = vec!["-i", clip.as_str()];
+            args.extend(opts.iter().copied());
+            args.push(out_path.as_str());
+            direct.push(ffmpeg_direct(&args));
+            let t = Instant::now();
+            let (status, body) = s.process(ALICE, json!({"inputs": [{"file_path": input}], "outputs": [{"file": out, "options": opts}]})).await;
+            assert_eq!(status, 200, "{body}");
+            api.push(t.elapsed().as_secs_f64());
+        }
+        let (d, a) = (median(direct), median(api));
+        line(
+            &format!("{name} via API"),
+            format!("{:.0} ms (+{:.0} ms)", a * 1000.0, (a - d) * 1000.0),
+            format!("{:.0} ms ffmpeg", d * 1000.0),
+            d / a,
+            if name == "thumbnail" {
+                "+25 ms at most"
+            } else {
+                "within 3%"
+            },
+        );
+    }
+    let _ = std::fs::remove_dir_all(out_dir);
+}
+
+/// 40 small async jobs end to end against 40 sequential direct ffmpeg runs.
+async fn async_jobs() {
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE_LOG", "warn")])).await;
+    let m = media();
+    let input = s.upload_file(ALICE, None, &m.short()).await;
+    let short = m.short().to_string_lossy().into_owned();
+    let out_dir = temp_dir("bench-jobs");
+    let t = Instant::now();
+    for i in 0..40 {
+        let out = out_dir
+            .join(format!("f{i}.png"))
+            .to_string_lossy()
+            .into_owned();
+        ffmpeg_direct(&["-i", &short, "-frames:v", "1", &out]);
+    }
+    let direct = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let (status, body) = s
+            .post("/ffmpeg/process/async", ALICE, json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": format!("j{i}.png"), "options": ["-frames:v", "1"]}]}}))
+            .await;
+        assert_eq!(status, 202, "{body}");
+        ids.push(body["job_id"].as_str().unwrap().to_string());
+    }
+    for id in &ids {
+        loop {
+            let (_, v): (_, Value) = s.get(&format!("/job/{id}"), ALICE).await;
+            if v["status"] == "completed" {
+                break;
+            }
+            assert_ne!(v["status"], "failed", "{v}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    let api = t.elapsed().as_secs_f64();
+    line(
+        "40 async jobs end to end",
+        format!("{:.2} s", api),
+        format!("{:.2} s sequential", direct),
+        direct / api,
+        "(ratio > 1: faster)",
+    );
+    let _ = std::fs::remove_dir_all(out_dir);
+}
+
+/// Time per translation of the example instructions through the offline translator plugin.
+async fn translator() {
+    use mediaforge::plugins::translator::facts_from_probe;
+    let cfg = mediaforge::config::Plugins {
+        default_dir: wasm_dir(),
+        ..Default::default()
+    };
+    let net = mediaforge::net::Net::new(&Default::default()).unwrap();
+    let cache = temp_dir("bench-cache");
+    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net).unwrap();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/nl-examples.json");
+    let examples: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let m = media();
+    let facts = |name: &str| {
+        let p = probe(&m.dir.join(name));
+        facts_from_probe(
+            name,
+            std::fs::metadata(m.dir.join(name)).unwrap().len(),
+            Some(&p),
+        )
+    };
+    // Facts are gathered first (the host probes inputs once); only translation is timed.
+    let cases: Vec<(Value, Vec<_>)> = examples["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c.clone(),
+                c["inputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| facts(i.as_str().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect();
+    let (mut n, mut answered, mut refused_right) = (0, 0, 0);
+    let t = Instant::now();
+    for (case, inputs) in cases {
+        let text = case["instructions"].as_str().unwrap();
+        let ok = if case["endpoint"] == "probe" {
+            host.translate_probe(text, inputs[0].clone()).await.is_ok()
+        } else {
+            host.translate_task(text, inputs).await.is_ok()
+        };
+        n += 1;
+        let should_refuse = case["expect"]["status"] == 400;
+        if ok && !should_refuse {
+            answered += 1;
+        }
+        if !ok && should_refuse {
+            refused_right += 1;
+        }
+    }
+    let per = t.elapsed().as_secs_f64() / n as f64 * 1000.0;
+    println!(
+        "{:<34} {per:.2} ms per translation; {answered} translated, {refused_right} refused as expected, of {n}",
+        "offline translator"
+    );
+    println!(
+        "{:<34} outputs checked with ffprobe: see `natural-language examples:` below",
+        "translator accuracy"
+    );
+    let _ = std::fs::remove_dir_all(cache);
+}
