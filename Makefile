@@ -10,7 +10,7 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test bench setup plugins fmt check clean
+.PHONY: all build run test test-llm bench setup plugins fmt check clean
 
 all: build
 
@@ -46,6 +46,10 @@ run: build
 test: plugins
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
+
+## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
+test-llm: plugins
+	bash tests/llm/run.sh
 
 ## bench: figures and ratios against the same work done directly (release build)
 bench: build

@@ -5,6 +5,7 @@ mod ai;
 mod examples;
 mod jobs;
 mod legacy;
+mod llm;
 mod ops;
 mod plugin_host;
 mod probe;

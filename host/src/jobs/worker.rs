@@ -152,15 +152,19 @@ async fn execute(
 async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watch::Receiver<u64>) {
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
     let every = Duration::from_millis((lease_ms as u64 / 3).clamp(200, 1000));
-    // Found out alongside the renewals, which must not wait for it.
-    let estimate = tokio::spawn({
-        let (state, job) = (state.clone(), job.clone());
-        async move { expected_duration(&state, &job).await }
-    });
+    // Found out alongside the renewals, which must not wait for it, and only for jobs that
+    // outlive the first tick: short jobs should not pay for a second process.
     let mut expected: Option<f64> = None;
-    let mut estimate = Some(estimate);
+    let mut estimate = None;
+    let mut first = true;
     loop {
         tokio::time::sleep(every).await;
+        if std::mem::take(&mut first) {
+            let (state, job) = (state.clone(), job.clone());
+            estimate = Some(tokio::spawn(async move {
+                expected_duration(&state, &job).await
+            }));
+        }
         if estimate.as_ref().is_some_and(|h| h.is_finished()) {
             expected = estimate.take().expect("checked").await.ok().flatten();
         }
