@@ -44,13 +44,17 @@ async fn curl_and_rust_examples_run() {
         .unwrap()
         .join("mediaforge-client-example");
     if client.exists() {
+        // It saves its downloads in the working directory: give it a scratch one.
+        let cwd = temp_dir("rust-client");
         run(
             Command::new(&client)
                 .arg(&clip)
+                .current_dir(&cwd)
                 .env("MEDIAFORGE_URL", &s.base)
                 .env("MEDIAFORGE_KEY", ALICE),
             "rust client",
         );
+        let _ = std::fs::remove_dir_all(cwd);
     } else {
         panic!(
             "{} was not built (cargo test --workspace builds it)",
