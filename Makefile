@@ -45,6 +45,7 @@ run: build
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
 test: plugins
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
+	cargo build --workspace --bins
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
