@@ -17,10 +17,6 @@ pub fn rfc3339(t: OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-pub fn now_rfc3339() -> String {
-    rfc3339(OffsetDateTime::now_utc())
-}
-
 /// `YYYY-MM`, the metering period.
 pub fn month_key(t: OffsetDateTime) -> String {
     format!("{:04}-{:02}", t.year(), u8::from(t.month()))

@@ -29,33 +29,7 @@ pub struct HttpsServer {
 impl HttpsServer {
     pub async fn start(routes: Vec<(&str, Route)>) -> HttpsServer {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "mediaforge test CA");
-        let ca_key = rcgen::KeyPair::generate().unwrap();
-        let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).unwrap();
-        let leaf_params =
-            rcgen::CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
-                .unwrap();
-        let leaf_key = rcgen::KeyPair::generate().unwrap();
-        let leaf = leaf_params.signed_by(&leaf_key, &ca).unwrap();
-
-        let dir = temp_dir("ca");
-        let ca_file = dir.join("ca.pem");
-        std::fs::write(&ca_file, ca.pem()).unwrap();
-
-        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(leaf_key.serialize_der().into());
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![leaf.der().clone()], key)
-        .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let (acceptor, ca_file) = tls_acceptor();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let hits = Arc::new(AtomicUsize::new(0));

@@ -320,21 +320,6 @@ impl Db {
         ))
     }
 
-    /// Whether any pending job or due delivery exists (cheap wake-up check).
-    pub async fn pending_job_ids(&self, limit: u32) -> DbResult<Vec<String>> {
-        #[derive(Deserialize)]
-        struct Row {
-            job_id: String,
-        }
-        let rows: Vec<Row> = self
-            .rows(
-                "SELECT job_id FROM job WHERE status = 'pending' LIMIT $l",
-                json!({ "l": limit }),
-            )
-            .await?;
-        Ok(rows.into_iter().map(|r| r.job_id).collect())
-    }
-
     /// A stream that yields whenever a job is created or changes: workers use it to wake up.
     pub async fn job_changes(&self) -> DbResult<impl futures_util::Stream<Item = ()> + use<>> {
         use futures_util::StreamExt;

@@ -158,17 +158,21 @@ pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResu
             }
         }
     }
-    let stored_bytes: u64 = inputs
-        .iter()
-        .map(|i| if let Input::Stored(f) = i { f.size } else { 0 })
-        .sum();
-    metering::check_quota(state, account, stored_bytes).await?;
+    metering::check_quota(state, account, stored_bytes(&inputs)).await?;
     Ok(Resolved {
         account: account.clone(),
         task,
         inputs,
         output_dir,
     })
+}
+
+/// Bytes of the inputs already in storage (URL inputs count once imported).
+fn stored_bytes(inputs: &[Input]) -> u64 {
+    inputs
+        .iter()
+        .map(|i| if let Input::Stored(f) = i { f.size } else { 0 })
+        .sum()
 }
 
 /// Imports URL inputs into storage (into the output directory, made now when the task had
@@ -246,13 +250,8 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
             ..file
         });
     }
-    let total: u64 = resolved
-        .inputs
-        .iter()
-        .map(|i| if let Input::Stored(f) = i { f.size } else { 0 })
-        .sum();
     if imported_bytes > 0 {
-        metering::check_quota(state, &resolved.account, total).await?;
+        metering::check_quota(state, &resolved.account, stored_bytes(&resolved.inputs)).await?;
     }
     Ok(())
 }
