@@ -10,7 +10,7 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test test-llm bench setup plugins fmt check clean
+.PHONY: all build run test test-servers test-llm bench setup plugins fmt check clean
 
 all: build
 
@@ -42,8 +42,13 @@ run: build
 	@echo "try: curl -H \"Authorization: Basic <key>\" http://127.0.0.1:8080/directory"
 	$(CARGO_TARGET_DIR)/release/mediaforge serve --config $(CONFIG)
 
+## test-servers: the S3-compatible server of the scale-out tests (built once per machine; the
+## SurrealDB server is a workspace binary, built with the others)
+test-servers:
+	@bash tests/servers/install-s3s.sh >/dev/null
+
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
-test: plugins
+test: plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace

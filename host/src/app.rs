@@ -16,6 +16,7 @@ use crate::net::Net;
 use crate::plugins::PluginHost;
 use crate::storage::ObjectStore;
 use crate::storage::local::LocalStore;
+use crate::storage::s3::S3Store;
 use crate::sweeper;
 
 pub struct AppState {
@@ -77,9 +78,16 @@ impl AppState {
                     )?);
                     (local.clone(), Some(local))
                 }
-                Backend::S3 => anyhow::bail!(
-                    "config key `storage.backend`: \"s3\" is not available in this build yet"
-                ),
+                Backend::S3 => {
+                    let s3 = cfg
+                        .storage
+                        .s3
+                        .as_ref()
+                        .expect("checked by Config::validate");
+                    let store = S3Store::connect(s3, &cfg.net.extra_ca_file).await?;
+                    tracing::info!(bucket = s3.bucket, "object store: S3");
+                    (Arc::new(store), None)
+                }
             };
         let net = Net::new(&cfg.net)?;
         let plugins = Arc::new(PluginHost::load(

@@ -113,8 +113,13 @@ impl Default for Storage {
 #[serde(deny_unknown_fields, default)]
 pub struct S3 {
     pub bucket: String,
+    /// Keys start with this (a folder in the bucket); empty: the bucket's root.
+    pub prefix: String,
+    /// Empty: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1.
     pub region: String,
+    /// An S3-compatible server's URL; empty: AWS_ENDPOINT_URL, else AWS itself.
     pub endpoint: String,
+    /// Empty: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN).
     pub access_key_id: String,
     pub secret_access_key: String,
     pub force_path_style: bool,
@@ -396,6 +401,11 @@ impl Config {
         }
         if self.storage.backend == Backend::S3 && self.storage.s3.is_none() {
             anyhow::bail!("config key `storage.s3`: required when storage.backend = \"s3\"");
+        }
+        if let Some(s3) = &self.storage.s3
+            && s3.bucket.is_empty()
+        {
+            anyhow::bail!("config key `storage.s3.bucket`: required");
         }
         if !self.server.public_url.is_empty() {
             url::Url::parse(&self.server.public_url)

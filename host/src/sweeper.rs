@@ -47,12 +47,10 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
         .stale_pending(now - 60_000, now - upload_window, 500)
         .await?
     {
-        if let Some(size) = state.store.size(&file.object_id).await? {
-            let guessed = crate::api::blob::guess_type(&file.file_name);
-            state
-                .db
-                .mark_uploaded(&file.object_id, size, guessed.as_deref())
-                .await?;
+        let (plan_name, max_mb) = state.plan_of_dir(&file.dir_id).await;
+        if max_mb > 0.0 {
+            // As at first use: adopted, or deleted when over the plan's limit.
+            let _ = crate::api::files::uploaded(state, file, &plan_name, max_mb).await;
         }
     }
     if let Some(local) = &state.local {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::servers::Receiver;
 use crate::support::*;
 
-async fn wait_for(s: &Server, key: &str, job: &str, want: &[&str], secs: u64) -> Value {
+pub(crate) async fn wait_for(s: &Server, key: &str, job: &str, want: &[&str], secs: u64) -> Value {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         let (status, body) = s.get(&format!("/job/{job}"), key).await;
@@ -25,7 +25,7 @@ async fn wait_for(s: &Server, key: &str, job: &str, want: &[&str], secs: u64) ->
     }
 }
 
-async fn submit(s: &Server, key: &str, body: Value) -> String {
+pub(crate) async fn submit(s: &Server, key: &str, body: Value) -> String {
     let (status, res) = s.post("/ffmpeg/process/async", key, body).await;
     assert_eq!(status, 202, "{res}");
     assert_eq!(res["ok"], true);
@@ -33,12 +33,12 @@ async fn submit(s: &Server, key: &str, body: Value) -> String {
     res["job_id"].as_str().unwrap().to_string()
 }
 
-fn frame_task(input: &str, out: &str) -> Value {
+pub(crate) fn frame_task(input: &str, out: &str) -> Value {
     json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": out, "options": ["-frames:v", "1"]}]}})
 }
 
 /// Runs about `secs` seconds of real-time reading: long enough to watch and cancel.
-fn slow_task(input: &str, out: &str, loops: u32) -> Value {
+pub(crate) fn slow_task(input: &str, out: &str, loops: u32) -> Value {
     json!({"task": {"inputs": [{"file_path": input, "options": ["-re", "-stream_loop", loops.to_string()]}],
                     "outputs": [{"file": out, "options": ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]}]}})
 }

@@ -10,6 +10,7 @@ mod ops;
 mod plugin_host;
 mod probe;
 mod process;
+mod scaleout;
 mod security;
 mod servers;
 mod storage;

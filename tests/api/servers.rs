@@ -295,3 +295,196 @@ async fn read_request<S: AsyncReadExt + Unpin>(s: &mut S) -> Option<Received> {
         body,
     })
 }
+
+/// A child process serving on a port, killed (and its data removed) when dropped.
+pub struct ChildServer {
+    pub port: u16,
+    pub dir: PathBuf,
+    child: std::process::Child,
+}
+
+impl ChildServer {
+    /// Starts `cmd` (which must listen on `port`) and waits until it accepts connections.
+    fn start(mut cmd: std::process::Command, port: u16, dir: PathBuf, what: &str) -> ChildServer {
+        let log = std::fs::File::create(dir.join("server.log")).unwrap();
+        let child = cmd
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {what}: {e}"));
+        let mut server = ChildServer { port, dir, child };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("{what} exited with {status}: {}", server.log());
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what} not listening: {}",
+                server.log()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        server
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// s3s-fs: an S3-compatible server on the local disk that checks SigV4 signatures (installed
+/// once per machine by `tests/servers/install-s3s.sh`, which `make test` runs).
+pub struct S3Server {
+    pub server: ChildServer,
+    pub bucket: String,
+}
+
+pub const S3_KEY_ID: &str = "mediaforge-test";
+pub const S3_SECRET: &str = "mediaforge-test-secret";
+
+impl S3Server {
+    pub fn start() -> S3Server {
+        let bin = std::env::var_os("MEDIAFORGE_TEST_S3S")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                let home = std::env::var_os("HOME").expect("HOME");
+                PathBuf::from(home).join(".cache/mediaforge/bin/s3s-fs-0.14.1")
+            });
+        assert!(
+            bin.exists(),
+            "{} is missing: run `make test-servers`",
+            bin.display()
+        );
+        let dir = temp_dir("s3");
+        let root = dir.join("root");
+        let bucket = "media".to_string();
+        // s3s-fs serves each folder under its root as a bucket.
+        std::fs::create_dir_all(root.join(&bucket)).unwrap();
+        let port = free_port();
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", S3_KEY_ID, "--secret-key", S3_SECRET])
+            .arg(&root);
+        S3Server {
+            server: ChildServer::start(cmd, port, dir, "s3s-fs"),
+            bucket,
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.server.port)
+    }
+
+    /// The objects in the bucket (s3s-fs keeps them as files under the bucket's folder).
+    pub fn objects(&self) -> Vec<String> {
+        fn walk(dir: &std::path::Path, base: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, base, out);
+                } else {
+                    let rel = path
+                        .strip_prefix(base)
+                        .unwrap()
+                        .to_string_lossy()
+                        .to_string();
+                    // s3s-fs keeps upload bookkeeping in hidden files.
+                    if !rel.split('/').any(|part| part.starts_with('.')) {
+                        out.push(rel);
+                    }
+                }
+            }
+        }
+        let base = self.server.dir.join("root").join(&self.bucket);
+        let mut out = Vec::new();
+        walk(&base, &base, &mut out);
+        out.sort();
+        out
+    }
+
+    /// The service's environment for this bucket.
+    pub fn env(&self) -> Vec<(String, String)> {
+        [
+            ("MEDIAFORGE__STORAGE__BACKEND", "s3".to_string()),
+            ("MEDIAFORGE__STORAGE__S3__BUCKET", self.bucket.clone()),
+            ("MEDIAFORGE__STORAGE__S3__ENDPOINT", self.endpoint()),
+            ("MEDIAFORGE__STORAGE__S3__REGION", "us-east-1".to_string()),
+            (
+                "MEDIAFORGE__STORAGE__S3__FORCE_PATH_STYLE",
+                "true".to_string(),
+            ),
+            // Credentials from the standard AWS environment, as operators often pass them.
+            ("AWS_ACCESS_KEY_ID", S3_KEY_ID.to_string()),
+            ("AWS_SECRET_ACCESS_KEY", S3_SECRET.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+/// The real SurrealDB server (`tests/surreal-server`, built with the workspace), in memory.
+pub struct SurrealServer {
+    pub server: ChildServer,
+}
+
+impl SurrealServer {
+    pub fn start() -> SurrealServer {
+        Self::start_on(free_port())
+    }
+
+    pub fn start_on(port: u16) -> SurrealServer {
+        // target/debug/deps/api-… → target/debug/surreal
+        let exe = std::env::current_exe().unwrap();
+        let bin = exe.parent().unwrap().parent().unwrap().join("surreal");
+        assert!(
+            bin.exists(),
+            "{} is missing: run `cargo build --workspace --bins`",
+            bin.display()
+        );
+        let dir = temp_dir("surreal");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["start", "--no-banner", "--log", "warn"])
+            .args(["--username", "root", "--password", "root"])
+            .args(["--bind", &format!("127.0.0.1:{port}")])
+            .arg("memory")
+            .current_dir(&dir);
+        SurrealServer {
+            server: ChildServer::start(cmd, port, dir, "surreal"),
+        }
+    }
+
+    /// The service's environment for this database.
+    pub fn env(&self) -> Vec<(String, String)> {
+        [
+            (
+                "MEDIAFORGE__DATABASE__URL",
+                format!("ws://127.0.0.1:{}", self.server.port),
+            ),
+            ("MEDIAFORGE__DATABASE__USERNAME", "root".to_string()),
+            ("MEDIAFORGE__DATABASE__PASSWORD", "root".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}

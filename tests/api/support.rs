@@ -247,7 +247,16 @@ impl Server {
         let (status, created) = self.post("/file", key, body).await;
         assert_eq!(status, 200, "{created}");
         let url = created["upload"]["url"].as_str().unwrap();
-        let res = self.client.put(url).body(bytes).send().await.unwrap();
+        let mut put = self.client.put(url).body(bytes);
+        // Headers the store signed into the URL (S3) must be sent as given.
+        for (name, value) in created["upload"]["headers"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            put = put.header(name, value.as_str().unwrap());
+        }
+        let res = put.send().await.unwrap();
         assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
         created["file"]["file_path"].as_str().unwrap().to_string()
     }

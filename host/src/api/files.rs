@@ -69,7 +69,8 @@ async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> 
     let ttl = state.cfg.storage.upload_url_ttl_s;
     let upload = state
         .store
-        .presign_upload(&record.object_id, plan.max_file_size_bytes(), ttl)?;
+        .presign_upload(&record.object_id, plan.max_file_size_bytes(), ttl)
+        .await?;
     Ok(Json(json!({
         "ok": true,
         "file": {
@@ -85,6 +86,54 @@ async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> 
             "expiresInSeconds": ttl,
         },
     })))
+}
+
+/// The file if its bytes are in the store. An upload made straight to a store that cannot cap
+/// its size (S3), or one whose record update a crash lost, is adopted here at first use: its
+/// size is read, and an object over the plan's limit is deleted with its record and refused
+/// with the spec's 403. Idempotent, so instances (and the sweeper) adopting at once agree.
+pub async fn uploaded(
+    state: &AppState,
+    file: FileRecord,
+    plan_name: &str,
+    max_file_size_mb: f64,
+) -> AppResult<Option<FileRecord>> {
+    match file.state {
+        FileState::Ready => return Ok(Some(file)),
+        FileState::Pending => {}
+        _ => return Ok(None),
+    }
+    let Some(size) = state.store.size(&file.object_id).await? else {
+        return Ok(None);
+    };
+    if size > (max_file_size_mb * 1_048_576.0) as u64 {
+        if state
+            .db
+            .mark_deleting(&file.dir_id, &file.file_name)
+            .await?
+            .is_some()
+        {
+            state.store.delete(&file.object_id).await?;
+            state.db.finish_delete(&file.object_id).await?;
+            tracing::info!(
+                file.dir_id,
+                file.file_name,
+                size,
+                "upload over the plan's limit deleted"
+            );
+        }
+        return Err(AppError::file_too_large(
+            &file.file_name,
+            size,
+            plan_name,
+            max_file_size_mb,
+        ));
+    }
+    let content_type = super::blob::guess_type(&file.file_name);
+    Ok(state
+        .db
+        .mark_uploaded(&file.object_id, size, content_type.as_deref())
+        .await?)
 }
 
 /// A file the caller may see. Another account's files are reported missing (spec 5.3).
@@ -111,7 +160,13 @@ async fn visible_file(state: &AppState, account: &Account, req: &Request) -> App
 #[endpoint(tags("files"), responses((status_code = 200, body = super::schemas::FileInfoResponse)), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
 async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
-    let file = visible_file(&state, &account(depot), req).await?;
+    let account = account(depot);
+    let file = visible_file(&state, &account, req).await?;
+    let (plan_name, plan) = state.plan_of(&account)?;
+    let file = match uploaded(&state, file.clone(), &plan_name, plan.max_file_size_mb).await? {
+        Some(ready) => ready,
+        None => file,
+    };
     Ok(Json(json!({
         "ok": true,
         "file_info": {
@@ -125,12 +180,17 @@ async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
 #[endpoint(tags("files"), responses((status_code = 200, body = super::schemas::DownloadResponse)), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
 async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
-    let file = visible_file(&state, &account(depot), req).await?;
-    if file.state != FileState::Ready {
-        return Err(AppError::NotFound("File has not been uploaded yet".into()));
-    }
+    let account = account(depot);
+    let file = visible_file(&state, &account, req).await?;
+    let (plan_name, plan) = state.plan_of(&account)?;
+    let file = uploaded(&state, file, &plan_name, plan.max_file_size_mb)
+        .await?
+        .ok_or_else(|| AppError::NotFound("File has not been uploaded yet".into()))?;
     let ttl = state.cfg.storage.download_url_ttl_s;
-    let url = state.store.presign_download(&file.object_id, ttl)?;
+    let url = state
+        .store
+        .presign_download(&file.object_id, &file.file_name, ttl)
+        .await?;
     Ok(Json(json!({
         "ok": true,
         "download": {

@@ -174,7 +174,7 @@ async fn owned_job(state: &AppState, account: &Account, req: &Request) -> AppRes
 async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), req).await?;
-    Ok(Json(jobs::job_view(&state, &job)))
+    Ok(Json(jobs::job_view(&state, &job).await))
 }
 
 #[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::Message)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409), security(("api_key" = [])))]
@@ -215,7 +215,7 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
             }
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;
-                let view = jobs::job_view(&state, &job);
+                let view = jobs::job_view(&state, &job).await;
                 let snapshot =
                     json!({ "status": view["status"], "progress": view.get("progress") });
                 if last.as_ref() != Some(&snapshot) {

@@ -129,26 +129,25 @@ pub fn stored_result(files: &[task::OutputFile]) -> Value {
 }
 
 /// `[{file_name, size_bytes, download_url}]` with fresh presigned URLs.
-pub fn result_view(state: &AppState, stored: &Value) -> Value {
+pub async fn result_view(state: &AppState, stored: &Value) -> Value {
     let ttl = state.cfg.storage.download_url_ttl_s;
-    let files = stored.as_array().cloned().unwrap_or_default();
-    Value::Array(
-        files
-            .into_iter()
-            .map(|f| {
-                let url = f["object_id"]
-                    .as_str()
-                    .and_then(|o| state.store.presign_download(o, ttl).ok())
-                    .map(|p| p.url)
-                    .unwrap_or_default();
-                json!({ "file_name": f["file_name"], "size_bytes": f["size_bytes"], "download_url": url })
-            })
-            .collect(),
-    )
+    let mut files = Vec::new();
+    for f in stored.as_array().into_iter().flatten() {
+        let name = f["file_name"].as_str().unwrap_or_default();
+        let url = match f["object_id"].as_str() {
+            Some(o) => state.store.presign_download(o, name, ttl).await.ok(),
+            None => None,
+        };
+        let url = url.map(|p| p.url).unwrap_or_default();
+        files.push(
+            json!({ "file_name": f["file_name"], "size_bytes": f["size_bytes"], "download_url": url }),
+        );
+    }
+    Value::Array(files)
 }
 
 /// GET /job/{jobId} in each state's shape (spec 4.5), plus progress and webhook delivery.
-pub fn job_view(state: &AppState, job: &Job) -> Value {
+pub async fn job_view(state: &AppState, job: &Job) -> Value {
     let ok = !matches!(job.status.as_str(), "failed" | "cancelled");
     let mut v = json!({ "ok": ok, "job_id": job.job_id, "status": job.status, "task": job.task });
     if let Some(generated) = &job.generated_command {
@@ -161,7 +160,7 @@ pub fn job_view(state: &AppState, job: &Job) -> Value {
             }
         }
         "completed" => {
-            v["result"] = result_view(state, job.result.as_ref().unwrap_or(&Value::Null));
+            v["result"] = result_view(state, job.result.as_ref().unwrap_or(&Value::Null)).await;
             v["usage"] = job.usage.clone().unwrap_or(Value::Null);
         }
         "failed" => {

@@ -134,7 +134,7 @@ async fn send(
 ) -> Result<(u16, Option<Duration>), String> {
     let request = state
         .plugins
-        .format_event(event(state, job, url, event_id))
+        .format_event(event(state, job, url, event_id).await)
         .await
         .map_err(|e| e.to_string())?;
     let headers = checked_headers(&request)?;
@@ -217,12 +217,13 @@ pub fn sign(secret: &str, id: &str, timestamp: &str, body: &str) -> String {
     )
 }
 
-fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> JobEvent {
+async fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> JobEvent {
     let outcome = if job.status == "completed" {
         let files = super::result_view(
             state,
             job.result.as_ref().unwrap_or(&serde_json::Value::Null),
-        );
+        )
+        .await;
         let files = files
             .as_array()
             .into_iter()

@@ -14,8 +14,9 @@ use super::runner::{self, Killed, Spec};
 use super::sandbox::Rlimits;
 use super::task::{Scratch, net_error, plugin_error};
 use crate::api::directories::owned_directory;
+use crate::api::files::uploaded;
 use crate::app::AppState;
-use crate::db::{Account, FileState};
+use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::metering::{self, Usage};
 use crate::task::{ProbeConfig, Source, source_of};
@@ -51,9 +52,13 @@ pub async fn analyze(
     let input_bytes = match source_of(file_path).ok_or(AppError::InvalidFilePath)? {
         Source::Stored { dir_id, file_name } => {
             owned_directory(state, account, dir_id).await?;
-            let file = state.db.file(dir_id, file_name).await?;
-            let file = file
-                .filter(|f| f.state == FileState::Ready)
+            let file = state
+                .db
+                .file(dir_id, file_name)
+                .await?
+                .ok_or(AppError::FileNotFound)?;
+            let file = uploaded(state, file, &plan_name, plan.max_file_size_mb)
+                .await?
                 .ok_or(AppError::FileNotFound)?;
             if file.size > plan.max_file_size_bytes() {
                 return Err(AppError::file_too_large(

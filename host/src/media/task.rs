@@ -13,6 +13,7 @@ use super::argv;
 use super::runner::{self, Killed, OutputCap, Spec};
 use super::sandbox::Rlimits;
 use crate::api::directories::{DEFAULT_TTL_S, new_directory, owned_directory};
+use crate::api::files::uploaded;
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{Account, DbError, Directory, FileRecord, FileState};
@@ -118,9 +119,13 @@ pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResu
     for input in &task.inputs {
         inputs.push(match input.source().expect("checked above") {
             Source::Stored { dir_id, file_name } => {
-                let file = state.db.file(dir_id, file_name).await?;
-                let file = file
-                    .filter(|f| f.state == FileState::Ready)
+                let file = state
+                    .db
+                    .file(dir_id, file_name)
+                    .await?
+                    .ok_or(AppError::FileNotFound)?;
+                let file = uploaded(state, file, &plan_name, plan.max_file_size_mb)
+                    .await?
                     .ok_or(AppError::FileNotFound)?;
                 if file.size > plan.max_file_size_bytes() {
                     return Err(AppError::file_too_large(
@@ -587,7 +592,11 @@ async fn register_outputs(
             .db
             .mark_uploaded(&object_id, size, content_type.as_deref())
             .await?;
-        let url = state.store.presign_download(&object_id, ttl)?.url;
+        let url = state
+            .store
+            .presign_download(&object_id, &name, ttl)
+            .await?
+            .url;
         result.push(OutputFile {
             file_name: name,
             size_bytes: size,

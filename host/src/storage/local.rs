@@ -72,11 +72,7 @@ impl LocalStore {
 
 #[async_trait]
 impl ObjectStore for LocalStore {
-    fn enforces_upload_size(&self) -> bool {
-        true
-    }
-
-    fn presign_upload(
+    async fn presign_upload(
         &self,
         object: &str,
         max_bytes: u64,
@@ -88,7 +84,13 @@ impl ObjectStore for LocalStore {
         })
     }
 
-    fn presign_download(&self, object: &str, ttl_s: u64) -> anyhow::Result<Presigned> {
+    async fn presign_download(
+        &self,
+        object: &str,
+        _file_name: &str,
+        ttl_s: u64,
+    ) -> anyhow::Result<Presigned> {
+        // The name and type come from the file's record when the URL is served.
         Ok(Presigned {
             url: self.url(Method::Get, object, ttl_s, None),
             headers: Default::default(),

@@ -1,9 +1,10 @@
-//! Bytes of files, behind one trait: the local disk now, S3 in scale-out. Objects are named by
+//! Bytes of files, behind one trait: the local disk, or S3 in scale-out. Objects are named by
 //! ids the service makes up, never by tenant names; the records that give them names live in
 //! the database (`db`).
 
 pub mod local;
 pub mod presign;
+pub mod s3;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,12 +21,21 @@ pub struct Presigned {
 
 #[async_trait]
 pub trait ObjectStore: Send + Sync {
-    /// Whether an upload through a presigned URL enforces `max_bytes` itself (S3 cannot; the
-    /// object's size is then checked at first use).
-    fn enforces_upload_size(&self) -> bool;
-    fn presign_upload(&self, object: &str, max_bytes: u64, ttl_s: u64)
-    -> anyhow::Result<Presigned>;
-    fn presign_download(&self, object: &str, ttl_s: u64) -> anyhow::Result<Presigned>;
+    /// A URL the tenant PUTs the bytes to. The local store refuses more than `max_bytes`; S3
+    /// cannot, so sizes are checked again when an upload is adopted (`api::files::uploaded`).
+    async fn presign_upload(
+        &self,
+        object: &str,
+        max_bytes: u64,
+        ttl_s: u64,
+    ) -> anyhow::Result<Presigned>;
+    /// A URL that downloads the object as an attachment named `file_name`.
+    async fn presign_download(
+        &self,
+        object: &str,
+        file_name: &str,
+        ttl_s: u64,
+    ) -> anyhow::Result<Presigned>;
     /// The object's size, or `None` when it does not exist.
     async fn size(&self, object: &str) -> anyhow::Result<Option<u64>>;
     /// Stores a local file (a job's output) as `object`; the source may be moved away.

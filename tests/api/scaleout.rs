@@ -1,0 +1,350 @@
+//! Past one machine, against real servers: the S3 backend on s3s-fs (which checks SigV4), and
+//! two instances sharing one SurrealDB server and one bucket.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::jobs::{frame_task, slow_task, submit, wait_for};
+use crate::servers::{S3Server, SurrealServer, free_port};
+use crate::support::*;
+
+fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
+    let mut all: Vec<(String, String)> = env.concat();
+    all.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    Options {
+        env: all,
+        ..Default::default()
+    }
+}
+
+async fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} within {secs} s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn files_and_tasks_on_s3() {
+    let s3 = S3Server::start();
+    let s = Server::start_with(with(&[s3.env()], &[])).await;
+
+    // Upload: the presigned PUT goes straight to the bucket; the service never sees the bytes.
+    let bytes = std::fs::read(media().short()).unwrap();
+    let input = s.upload(ALICE, None, "short.mp4", bytes.clone()).await;
+    assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
+    let (status, info) = s.get(&format!("/file/{input}"), ALICE).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["file_info"]["file_size"], bytes.len() as u64);
+    assert_eq!(info["file_info"]["file_type"], "video/mp4");
+
+    // Download: a presigned GET on the bucket, served as an attachment with the file's name.
+    let (status, dl) = s.get(&format!("/file/download/{input}"), ALICE).await;
+    assert_eq!(status, 200, "{dl}");
+    let url = dl["download"]["url"].as_str().unwrap();
+    assert!(url.starts_with(&s3.endpoint()), "{url}");
+    let res = s.http().get(url).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let disposition = res.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(disposition.starts_with("attachment"), "{disposition}");
+    assert!(disposition.contains("short.mp4"), "{disposition}");
+    assert_eq!(res.bytes().await.unwrap().as_ref(), bytes.as_slice());
+
+    // S3 checks the signature: one changed character and the URL is refused.
+    let tampered = match url.find("X-Amz-Signature=") {
+        Some(i) => {
+            let at = i + "X-Amz-Signature=".len();
+            let flipped = if &url[at..at + 1] == "0" { "1" } else { "0" };
+            format!("{}{flipped}{}", &url[..at], &url[at + 1..])
+        }
+        None => panic!("not a SigV4 presigned URL: {url}"),
+    };
+    let res = s.http().get(&tampered).send().await.unwrap();
+    assert_eq!(res.status(), 403, "a tampered URL must be refused");
+    // The same signature on another object's key (the last path segment before the query).
+    let query_at = url.find('?').unwrap();
+    let other_key = format!("{}x{}", &url[..query_at - 1], &url[query_at..]);
+    assert_eq!(
+        s.http().get(&other_key).send().await.unwrap().status(),
+        403,
+        "a URL signed for one object opens no other"
+    );
+
+    // A task: the input is staged from the bucket, the outputs go back to it.
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": input}],
+                   "outputs": [{"file": "frame.png", "options": ["-frames:v", "1"]},
+                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let outputs = s.fetch_outputs(&body).await;
+    assert_eq!(outputs.len(), 2);
+    let png = probe_bytes(&outputs[0].1, "png");
+    assert_eq!(stream(&png, "video").unwrap()["codec_name"], "png");
+    let mp4 = probe_bytes(&outputs[1].1, "mp4");
+    assert!((duration(&mp4) - 1.0).abs() < 0.2, "{}", duration(&mp4));
+    assert_eq!(s3.objects().len(), 3, "{:?}", s3.objects());
+
+    // An output over one part's size goes up as a multipart upload, whole.
+    let clip = s.upload_file(ALICE, None, &media().clip()).await;
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": clip}],
+                   "outputs": [{"file": "frames.yuv", "options": ["-t", "1.7", "-an", "-f", "rawvideo", "-pix_fmt", "yuv420p"]}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let size = body["result"][0]["size_bytes"].as_u64().unwrap();
+    let frame = 1280 * 720 * 3 / 2;
+    assert!(size > 64 << 20 && size % frame == 0, "{size}");
+    let url = body["result"][0]["download_url"].as_str().unwrap();
+    let res = s.http().get(url).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.bytes().await.unwrap().len() as u64, size);
+    assert_eq!(s3.objects().len(), 5, "{:?}", s3.objects());
+
+    // Delete: the object leaves the bucket with the record.
+    let (status, body) = s.delete(&format!("/file/{input}"), ALICE).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(s3.objects().len(), 4, "{:?}", s3.objects());
+    let (status, _) = s.get(&format!("/file/{input}"), ALICE).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn s3_uploads_over_the_plan_and_expired_directories_are_deleted() {
+    let s3 = S3Server::start();
+    let s = Server::start_with(with(&[s3.env()], &[])).await;
+
+    // A presigned PUT cannot cap a size: the free plan's 1 MB is enforced at first use.
+    let big = vec![7u8; 1_572_864];
+    let path = s.upload(BOB, None, "big.mp4", big).await;
+    assert_eq!(s3.objects().len(), 1);
+    let (status, body) = s
+        .process(
+            BOB,
+            json!({"inputs": [{"file_path": path}], "outputs": [{"file": "x.png", "options": ["-frames:v", "1"]}]}),
+        )
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["error"],
+        "File 'big.mp4' size (1.5 MB) exceeds plan (free) max file size limit of 1 MB."
+    );
+    assert!(
+        s3.objects().is_empty(),
+        "refused and deleted: {:?}",
+        s3.objects()
+    );
+    let (status, _) = s.get(&format!("/file/{path}"), BOB).await;
+    assert_eq!(status, 404, "the record went with the bytes");
+    // Within the limit, the same plan's upload is used.
+    let ok = s
+        .upload(BOB, None, "ok.png", std::fs::read(media().image()).unwrap())
+        .await;
+    let (status, body) = s
+        .post(
+            "/ffprobe/analyze",
+            BOB,
+            json!({"file_path": ok, "probe": {"format": ["format_name"]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // TTL expiry removes the objects too (the test config sweeps every second).
+    let (status, dir) = s.post("/directory", ALICE, json!({"ttl": 1})).await;
+    assert_eq!(status, 200, "{dir}");
+    let dir_id = dir["directory"]["id"].as_str().unwrap();
+    s.upload(
+        ALICE,
+        Some(dir_id),
+        "brief.png",
+        std::fs::read(media().image()).unwrap(),
+    )
+    .await;
+    let before = s3.objects().len();
+    assert_eq!(before, 2, "{:?}", s3.objects());
+    wait_until("the expired directory's object deleted", 30, || {
+        s3.objects().len() == 1
+    })
+    .await;
+}
+
+/// How many times each instance's log says it finished `job`.
+fn finishes(log: &str, job: &str) -> usize {
+    log.lines()
+        .filter(|l| l.contains("job finished") && l.contains(job))
+        .count()
+}
+
+#[tokio::test]
+async fn two_instances_share_twenty_jobs_and_one_bucket() {
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let a = Server::start_with(with(&env, &[])).await;
+    let b = Server::start_with(with(&env, &[])).await;
+
+    // Any instance answers any request: an upload through one is visible through the other.
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let (status, info) = b.get(&format!("/file/{input}"), ALICE).await;
+    assert_eq!(status, 200, "{info}");
+
+    let mut jobs = Vec::new();
+    for i in 0..20 {
+        let s = if i % 2 == 0 { &a } else { &b };
+        jobs.push(submit(s, ALICE, frame_task(&input, &format!("f{i}.png"))).await);
+    }
+    for (i, job) in jobs.iter().enumerate() {
+        // Polled through the instance it was not submitted to.
+        let s = if i % 2 == 0 { &b } else { &a };
+        let done = wait_for(s, ALICE, job, &["completed", "failed"], 180).await;
+        assert_eq!(done["status"], "completed", "{done}");
+    }
+    let (log_a, log_b) = (a.log(), b.log());
+    let (mut by_a, mut by_b) = (0, 0);
+    for job in &jobs {
+        let (fa, fb) = (finishes(&log_a, job), finishes(&log_b, job));
+        assert_eq!(fa + fb, 1, "job {job} ran to completion once ({fa} + {fb})");
+        by_a += fa;
+        by_b += fb;
+    }
+    assert!(
+        by_a > 0 && by_b > 0,
+        "both instances worked: {by_a} + {by_b}"
+    );
+    eprintln!("20 jobs: {by_a} on one instance, {by_b} on the other");
+    // Every output is in the bucket, and every job was charged once.
+    assert_eq!(s3.objects().len(), 21, "{:?}", s3.objects());
+    let (_, done) = a.get(&format!("/job/{}", jobs[7]), ALICE).await;
+    let out = a.fetch_outputs(&done).await;
+    assert_eq!(
+        stream(&probe_bytes(&out[0].1, "png"), "video").unwrap()["codec_name"],
+        "png"
+    );
+    let (_, usage) = b.get("/usage", ALICE).await;
+    let charged = usage["usage"]["input_size_gb"].as_f64().unwrap();
+    let one = std::fs::metadata(media().short()).unwrap().len() as f64 / 1_073_741_824.0;
+    assert!(
+        (charged - 20.0 * one).abs() < 1e-9,
+        "{charged} vs 20 x {one}"
+    );
+}
+
+#[tokio::test]
+async fn kill_9_of_one_instance_mid_job_and_the_other_finishes_it() {
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let lease = [("MEDIAFORGE__JOBS__LEASE_S", "2")];
+    let mut a = Server::start_with(with(&env, &lease)).await;
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let job = submit(&a, ALICE, slow_task(&input, "survivor.mp4", 1)).await;
+    wait_for(&a, ALICE, &job, &["processing"], 30).await;
+    // The second instance starts only now, so the first one holds the job.
+    let b = Server::start_with(with(&env, &lease)).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let dir_a = a.kill();
+
+    let done = wait_for(&b, ALICE, &job, &["completed", "failed"], 90).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(finishes(&b.log(), &job), 1, "the survivor finished it");
+    let out = b.fetch_outputs(&done).await;
+    assert_eq!(out.len(), 1);
+    let p = probe_bytes(&out[0].1, "mp4");
+    assert!(
+        (duration(&p) - 4.0).abs() < 0.5,
+        "whole output: {}",
+        duration(&p)
+    );
+    let (_, usage) = b.get("/usage", ALICE).await;
+    let charged: Value = usage["usage"]["input_size_gb"].clone();
+    let one = std::fs::metadata(media().short()).unwrap().len() as f64 / 1_073_741_824.0;
+    assert!(
+        (charged.as_f64().unwrap() - one).abs() < 1e-9,
+        "charged once: {charged}"
+    );
+    let _ = std::fs::remove_dir_all(dir_a);
+}
+
+#[tokio::test]
+async fn start_up_waits_for_the_database_and_names_what_is_unreachable() {
+    // Nothing listens yet: start-up keeps trying, then comes up once the server does.
+    let port = free_port();
+    let env = vec![
+        (
+            "MEDIAFORGE__DATABASE__URL".to_string(),
+            format!("ws://127.0.0.1:{port}"),
+        ),
+        (
+            "MEDIAFORGE__DATABASE__USERNAME".to_string(),
+            "root".to_string(),
+        ),
+        (
+            "MEDIAFORGE__DATABASE__PASSWORD".to_string(),
+            "root".to_string(),
+        ),
+    ];
+    let db = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        SurrealServer::start_on(port)
+    });
+    let s = Server::start_with(Options {
+        env,
+        ..Default::default()
+    })
+    .await;
+    let db = db.join().unwrap();
+    assert!(s.log().contains("not reachable yet"), "{}", s.log());
+    assert_eq!(s.get("/directory", ALICE).await.0, 200);
+    drop(db);
+
+    // A database that never comes: start-up stops with the reason.
+    let dir = temp_dir("nodb");
+    let mut opts = Options::env(&[
+        (
+            "MEDIAFORGE__DATABASE__URL",
+            &format!("ws://127.0.0.1:{}", free_port()),
+        ),
+        ("MEDIAFORGE__DATABASE__CONNECT_TIMEOUT_S", "1"),
+    ]);
+    opts.dir = Some(dir.clone());
+    let err = Server::try_start(&dir, &opts)
+        .err()
+        .expect("start-up must fail");
+    assert!(
+        err.contains("cannot open database ws://127.0.0.1:"),
+        "{err}"
+    );
+
+    // A bucket that does not exist: start-up stops and names the key.
+    let s3 = S3Server::start();
+    let mut env = s3.env();
+    env.retain(|(k, _)| k != "MEDIAFORGE__STORAGE__S3__BUCKET");
+    env.push((
+        "MEDIAFORGE__STORAGE__S3__BUCKET".into(),
+        "no-such-bucket".into(),
+    ));
+    let opts = Options {
+        env,
+        dir: Some(dir.clone()),
+        ..Default::default()
+    };
+    let err = Server::try_start(&dir, &opts)
+        .err()
+        .expect("start-up must fail");
+    assert!(
+        err.contains("config key `storage.s3`: bucket \"no-such-bucket\" is not reachable"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
