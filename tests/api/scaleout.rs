@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::jobs::{frame_task, slow_task, submit, wait_for};
-use crate::servers::{S3Server, SurrealServer, free_port};
+use crate::servers::{Receiver, S3Server, SurrealServer, free_port};
 use crate::support::*;
 
 fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
@@ -190,9 +190,12 @@ fn finishes(log: &str, job: &str) -> usize {
 async fn two_instances_share_twenty_jobs_and_one_bucket() {
     let s3 = S3Server::start();
     let db = SurrealServer::start();
+    let receiver = Receiver::start(vec![200]).await;
+    let ca = receiver.ca_file.to_str().unwrap().to_string();
     let env = [s3.env(), db.env()];
-    let a = Server::start_with(with(&env, &[])).await;
-    let b = Server::start_with(with(&env, &[])).await;
+    let extra = [("MEDIAFORGE__NET__EXTRA_CA_FILE", ca.as_str())];
+    let a = Server::start_with(with(&env, &extra)).await;
+    let b = Server::start_with(with(&env, &extra)).await;
 
     // Any instance answers any request: an upload through one is visible through the other.
     let input = a.upload_file(ALICE, None, &media().short()).await;
@@ -202,7 +205,9 @@ async fn two_instances_share_twenty_jobs_and_one_bucket() {
     let mut jobs = Vec::new();
     for i in 0..20 {
         let s = if i % 2 == 0 { &a } else { &b };
-        jobs.push(submit(s, ALICE, frame_task(&input, &format!("f{i}.png"))).await);
+        let mut task = frame_task(&input, &format!("f{i}.png"));
+        task["webhook_url"] = json!(receiver.url("/done"));
+        jobs.push(submit(s, ALICE, task).await);
     }
     for (i, job) in jobs.iter().enumerate() {
         // Polled through the instance it was not submitted to.
@@ -223,6 +228,18 @@ async fn two_instances_share_twenty_jobs_and_one_bucket() {
         "both instances worked: {by_a} + {by_b}"
     );
     eprintln!("20 jobs: {by_a} on one instance, {by_b} on the other");
+    // Both instances run the webhook outbox: one callback per job, none twice.
+    wait_until("20 callbacks", 60, || receiver.requests().len() >= 20).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut called: Vec<String> = receiver
+        .requests()
+        .iter()
+        .map(|r| r.json()["job_id"].as_str().unwrap().to_string())
+        .collect();
+    called.sort();
+    let mut expected = jobs.clone();
+    expected.sort();
+    assert_eq!(called, expected, "one callback per job");
     // Every output is in the bucket, and every job was charged once.
     assert_eq!(s3.objects().len(), 21, "{:?}", s3.objects());
     let (_, done) = a.get(&format!("/job/{}", jobs[7]), ALICE).await;
