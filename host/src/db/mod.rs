@@ -46,7 +46,14 @@ pub type DbResult<T> = Result<T, DbError>;
 #[derive(Clone)]
 pub struct Db {
     inner: Surreal<Any>,
+    /// Directories never change once made and are removed only after they expire, so every
+    /// instance may keep copies (checking `expires_at` on each read): the hottest look-up of
+    /// the API then costs no query.
+    directories: std::sync::Arc<std::sync::RwLock<std::collections::HashMap<String, Directory>>>,
 }
+
+/// Most directories kept in memory per instance (a few hundred bytes each).
+const DIRECTORY_CACHE_MAX: usize = 100_000;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Account {
@@ -105,7 +112,10 @@ impl Db {
                 Err(e) => anyhow::bail!("cannot open database {}: {e}", cfg.url),
             }
         };
-        let db = Db { inner };
+        let db = Db {
+            inner,
+            directories: Default::default(),
+        };
         db.exec(schema::SCHEMA, json!({})).await?;
         Ok(db)
     }
@@ -237,11 +247,23 @@ impl Db {
 
     /// A live (not expired) directory.
     pub async fn directory(&self, dir_id: &str, now: i64) -> DbResult<Option<Directory>> {
-        self.first(
-            "SELECT * OMIT id FROM type::record('directory', $id) WHERE expires_at > $now",
-            json!({ "id": dir_id, "now": now }),
-        )
-        .await
+        if let Some(dir) = self.directories.read().expect("lock").get(dir_id) {
+            return Ok((dir.expires_at > now).then(|| dir.clone()));
+        }
+        let found: Option<Directory> = self
+            .first(
+                "SELECT * OMIT id FROM type::record('directory', $id) WHERE expires_at > $now",
+                json!({ "id": dir_id, "now": now }),
+            )
+            .await?;
+        if let Some(dir) = &found {
+            let mut cache = self.directories.write().expect("lock");
+            if cache.len() >= DIRECTORY_CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(dir.dir_id.clone(), dir.clone());
+        }
+        Ok(found)
     }
 
     pub async fn directories_of(&self, account: &str, now: i64) -> DbResult<Vec<Directory>> {
