@@ -300,3 +300,111 @@ async fn a_misbehaving_plugin_fails_only_its_own_call() {
         assert_eq!(status, 200);
     }
 }
+
+/// Where bubblewrap cannot run, Landlock confines the run instead: tasks work, and neither
+/// host files nor the network are reachable from ffmpeg.
+#[tokio::test]
+async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
+    let canary = Canary::start().await;
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE__SANDBOX__MODE", "landlock")])).await;
+    let (_, ready) = s.call("GET", "/readyz", None, None).await;
+    assert_eq!(ready["sandbox"], "landlock", "{ready}");
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": input}],
+                   "outputs": [{"file": "t.png", "options": ["-frames:v", "1"]},
+                               {"file": "s.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast"]}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let out = s.fetch_outputs(&body).await;
+    let bytes = |name: &str| &out.iter().find(|(n, _)| n == name).unwrap().1;
+    assert_eq!(&bytes("t.png")[1..4], b"PNG");
+    assert!((duration(&probe_bytes(bytes("s.mp4"), "mp4")) - 1.0).abs() < 0.2);
+
+    // The layer itself, below the option checks: ffmpeg run by hand under it.
+    let sandbox = mediaforge::media::sandbox::Sandbox::detect(&mediaforge::config::Sandbox {
+        mode: mediaforge::config::SandboxMode::Landlock,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let job = temp_dir("landlock");
+    let (inputs, outputs) = (job.join("in"), job.join("out"));
+    std::fs::create_dir_all(&inputs).unwrap();
+    std::fs::create_dir_all(&outputs).unwrap();
+    std::fs::copy(media().short(), inputs.join("0")).unwrap();
+    let run = |args: Vec<String>| {
+        let mut cmd = sandbox.command(
+            "ffmpeg",
+            &args,
+            &[inputs.clone()],
+            &[outputs.clone()],
+            &outputs,
+        );
+        async move { cmd.output().await.unwrap() }
+    };
+    let arg = |s: &str| s.to_string();
+    let ok = run(vec![
+        arg("-v"),
+        arg("error"),
+        arg("-i"),
+        inputs.join("0").display().to_string(),
+        arg("-frames:v"),
+        arg("1"),
+        outputs.join("ok.png").display().to_string(),
+    ])
+    .await;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    for (what, args) in [
+        (
+            "read a host file",
+            vec![
+                arg("-f"),
+                arg("data"),
+                arg("-i"),
+                arg("/etc/passwd"),
+                arg("-map"),
+                arg("0"),
+                arg("-c"),
+                arg("copy"),
+                arg("-f"),
+                arg("data"),
+                outputs.join("p.txt").display().to_string(),
+            ],
+        ),
+        (
+            "write outside the output folder",
+            vec![
+                arg("-i"),
+                inputs.join("0").display().to_string(),
+                arg("-frames:v"),
+                arg("1"),
+                inputs.join("x.png").display().to_string(),
+            ],
+        ),
+        (
+            "connect out",
+            vec![
+                arg("-i"),
+                format!("http://127.0.0.1:{}/x.ts", canary.port),
+                outputs.join("n.mp4").display().to_string(),
+            ],
+        ),
+    ] {
+        let out = run(args).await;
+        assert!(!out.status.success(), "{what} must fail");
+    }
+    assert!(
+        !outputs.join("p.txt").exists() || std::fs::read(outputs.join("p.txt")).unwrap().is_empty()
+    );
+    assert!(!inputs.join("x.png").exists());
+    assert_eq!(canary.hits(), 0, "no connection left the sandbox");
+    let _ = std::fs::remove_dir_all(job);
+}

@@ -3,6 +3,7 @@
 
 pub mod argv;
 pub mod inspect;
+pub mod landlock;
 pub mod probe;
 pub mod runner;
 pub mod sandbox;

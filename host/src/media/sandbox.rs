@@ -1,7 +1,8 @@
 //! How ffmpeg and ffprobe are contained: a bubblewrap sandbox per run (new mount, pid, net, ipc,
 //! uts and user namespaces; read-only system directories; the job's inputs read-only and its
 //! output folder writable; nothing else of the host's filesystem; all capabilities dropped),
-//! plus resource limits set before exec. Which layers are active is found out at start-up.
+//! plus resource limits set before exec. Where bubblewrap cannot run, Landlock (`landlock.rs`)
+//! confines the files and network instead. Which layer is active is found out at start-up.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -13,6 +14,8 @@ use crate::config::{self, SandboxMode};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
     Bubblewrap,
+    /// Landlock file and TCP rules, and a network namespace where the kernel grants one.
+    Landlock,
     /// No namespace isolation: only resource limits. Operators must opt in.
     Unsandboxed,
 }
@@ -52,8 +55,23 @@ impl Sandbox {
                 Err(e) => tracing::warn!("bubblewrap sandbox unavailable: {e}"),
             }
         }
-        if cfg.mode == SandboxMode::Landlock {
-            anyhow::bail!("sandbox.mode = \"landlock\" is not implemented yet; use \"bwrap\"");
+        if matches!(cfg.mode, SandboxMode::Auto | SandboxMode::Landlock) {
+            let candidate = Sandbox {
+                layer: Layer::Landlock,
+                bwrap: cfg.bwrap_path.clone(),
+            };
+            match candidate.self_test(&cfg.ffmpeg_path).await {
+                Ok(()) => {
+                    tracing::info!("Landlock ABI {}", super::landlock::abi());
+                    return Ok(candidate);
+                }
+                Err(e) if cfg.mode == SandboxMode::Landlock => {
+                    anyhow::bail!(
+                        "sandbox.mode = \"landlock\" but Landlock does not work here: {e}"
+                    )
+                }
+                Err(e) => tracing::warn!("Landlock sandbox unavailable: {e}"),
+            }
         }
         if cfg.allow_unsandboxed {
             tracing::warn!(
@@ -63,8 +81,8 @@ impl Sandbox {
             return Ok(unsandboxed);
         }
         anyhow::bail!(
-            "no sandbox layer works on this machine (install bubblewrap, or set \
-             sandbox.allow_unsandboxed = true to run degraded)"
+            "no sandbox layer works on this machine (install bubblewrap, or use a kernel with \
+             Landlock, or set sandbox.allow_unsandboxed = true to run degraded)"
         )
     }
 
@@ -102,6 +120,27 @@ impl Sandbox {
                     .current_dir(cwd)
                     .env_clear()
                     .env("PATH", "/usr/bin:/bin");
+                cmd
+            }
+            Layer::Landlock => {
+                let mut cmd = Command::new(program);
+                cmd.args(args)
+                    .current_dir(cwd)
+                    .env_clear()
+                    .env("PATH", "/usr/bin:/bin");
+                // Built here, enforced in the child; a ruleset that cannot be built fails the
+                // spawn rather than running unconfined.
+                let ruleset = super::landlock::Ruleset::new(read_only, writable).map_err(|e| {
+                    tracing::warn!("Landlock ruleset: {e}");
+                    e.raw_os_error().unwrap_or(libc::EPERM)
+                });
+                // SAFETY: `enter` makes only raw syscalls between fork and exec.
+                unsafe {
+                    cmd.pre_exec(move || match &ruleset {
+                        Ok(r) => super::landlock::enter(r.raw_fd()),
+                        Err(code) => Err(std::io::Error::from_raw_os_error(*code)),
+                    });
+                }
                 cmd
             }
             Layer::Bubblewrap => {
