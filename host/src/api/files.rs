@@ -9,6 +9,7 @@ use super::directories::{DEFAULT_TTL_S, new_directory, owned_directory};
 use super::{account, body_value, from_value, max_body, state};
 use crate::app::AppState;
 use crate::clock;
+use crate::config::Plan;
 use crate::db::{Account, DbError, FileRecord, FileState};
 use crate::error::{AppError, AppResult};
 use crate::names;
@@ -134,6 +135,33 @@ pub async fn uploaded(
         .db
         .mark_uploaded(&file.object_id, size, content_type.as_deref())
         .await?)
+}
+
+/// A stored file a task or probe may read: uploaded, and within the plan's size.
+pub async fn readable_input(
+    state: &AppState,
+    dir_id: &str,
+    file_name: &str,
+    plan_name: &str,
+    plan: &Plan,
+) -> AppResult<FileRecord> {
+    let file = state
+        .db
+        .file(dir_id, file_name)
+        .await?
+        .ok_or(AppError::FileNotFound)?;
+    let file = uploaded(state, file, plan_name, plan.max_file_size_mb)
+        .await?
+        .ok_or(AppError::FileNotFound)?;
+    if file.size > plan.max_file_size_bytes() {
+        return Err(AppError::file_too_large(
+            &file.file_name,
+            file.size,
+            plan_name,
+            plan.max_file_size_mb,
+        ));
+    }
+    Ok(file)
 }
 
 /// A file the caller may see. Another account's files are reported missing (spec 5.3).

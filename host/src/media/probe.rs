@@ -14,7 +14,7 @@ use super::runner::{self, Killed, Spec};
 use super::sandbox::Rlimits;
 use super::task::{Scratch, net_error, plugin_error};
 use crate::api::directories::owned_directory;
-use crate::api::files::uploaded;
+use crate::api::files::readable_input;
 use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
@@ -52,22 +52,7 @@ pub async fn analyze(
     let input_bytes = match source_of(file_path).ok_or(AppError::InvalidFilePath)? {
         Source::Stored { dir_id, file_name } => {
             owned_directory(state, account, dir_id).await?;
-            let file = state
-                .db
-                .file(dir_id, file_name)
-                .await?
-                .ok_or(AppError::FileNotFound)?;
-            let file = uploaded(state, file, &plan_name, plan.max_file_size_mb)
-                .await?
-                .ok_or(AppError::FileNotFound)?;
-            if file.size > plan.max_file_size_bytes() {
-                return Err(AppError::file_too_large(
-                    &file.file_name,
-                    file.size,
-                    &plan_name,
-                    plan.max_file_size_mb,
-                ));
-            }
+            let file = readable_input(state, dir_id, file_name, &plan_name, plan).await?;
             metering::check_quota(state, account, file.size).await?;
             state.store.stage(&file.object_id, &input).await?;
             file.size

@@ -13,7 +13,7 @@ use super::argv;
 use super::runner::{self, Killed, OutputCap, Spec};
 use super::sandbox::Rlimits;
 use crate::api::directories::{DEFAULT_TTL_S, new_directory, owned_directory};
-use crate::api::files::uploaded;
+use crate::api::files::readable_input;
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{Account, DbError, Directory, FileRecord, FileState};
@@ -119,23 +119,7 @@ pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResu
     for input in &task.inputs {
         inputs.push(match input.source().expect("checked above") {
             Source::Stored { dir_id, file_name } => {
-                let file = state
-                    .db
-                    .file(dir_id, file_name)
-                    .await?
-                    .ok_or(AppError::FileNotFound)?;
-                let file = uploaded(state, file, &plan_name, plan.max_file_size_mb)
-                    .await?
-                    .ok_or(AppError::FileNotFound)?;
-                if file.size > plan.max_file_size_bytes() {
-                    return Err(AppError::file_too_large(
-                        &file.file_name,
-                        file.size,
-                        &plan_name,
-                        plan.max_file_size_mb,
-                    ));
-                }
-                Input::Stored(file)
+                Input::Stored(readable_input(state, dir_id, file_name, &plan_name, plan).await?)
             }
             Source::Url(raw) => {
                 let url = state.net.check(raw).await.map_err(net_error)?;
