@@ -1,19 +1,27 @@
 //! Generated bindings of the three worlds. The shared `types` and `host` interfaces are
 //! generated once (with the command-builder world) and reused by the others, so one `Host`
-//! implementation serves every plugin.
+//! implementation serves every plugin. Calls are async: a running plugin yields to the runtime
+//! at every epoch tick, so no thread is held and none is handed off to.
 
 use wasmtime::component::{HasSelf, Linker};
 
 use super::{State, World};
 
 pub mod builder {
-    wasmtime::component::bindgen!({ path: "../wit", world: "command-builder" });
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "command-builder",
+        imports: { default: async },
+        exports: { default: async },
+    });
 }
 
 pub mod translator {
     wasmtime::component::bindgen!({
         path: "../wit",
         world: "translator",
+        imports: { default: async },
+        exports: { default: async },
         with: {
             "mediaforge:plugin/types": super::builder::mediaforge::plugin::types,
             "mediaforge:plugin/host": super::builder::mediaforge::plugin::host,
@@ -25,6 +33,8 @@ pub mod formatter {
     wasmtime::component::bindgen!({
         path: "../wit",
         world: "webhook-formatter",
+        imports: { default: async },
+        exports: { default: async },
         with: {
             "mediaforge:plugin/types": super::builder::mediaforge::plugin::types,
             "mediaforge:plugin/host": super::builder::mediaforge::plugin::host,
@@ -43,11 +53,11 @@ pub fn add_host_imports(linker: &mut Linker<State>, world: World) -> wasmtime::R
 }
 
 impl builder::mediaforge::plugin::host::Host for State {
-    fn config(&mut self) -> String {
+    async fn config(&mut self) -> String {
         self.config_json.to_string()
     }
 
-    fn log(&mut self, level: types::LogLevel, message: String) {
+    async fn log(&mut self, level: types::LogLevel, message: String) {
         let message: String = message.chars().take(2000).collect();
         let plugin = self.plugin;
         match level {
@@ -62,15 +72,14 @@ impl builder::mediaforge::plugin::host::Host for State {
 impl builder::mediaforge::plugin::types::Host for State {}
 
 impl translator::mediaforge::plugin::llm::Host for State {
-    fn complete(
+    async fn complete(
         &mut self,
         request: translator::mediaforge::plugin::llm::CompletionRequest,
     ) -> Result<String, String> {
         let Some(access) = self.llm.clone() else {
             return Err("the llm import is not granted to this plugin".into());
         };
-        // Plugin calls run on a blocking thread, so waiting on the runtime here is allowed.
-        let handle = tokio::runtime::Handle::current();
-        handle.block_on(super::translator::complete(&access, request))
+        // The guest waits (its call is suspended); the runtime's thread does not.
+        super::translator::complete(&access, request).await
     }
 }

@@ -36,10 +36,12 @@ impl PluginHost {
             .call(
                 self.builder.as_ref(),
                 World::CommandBuilder,
-                |pre, store| pre.instantiate(store),
                 move |b, store| {
-                    b.mediaforge_plugin_builder()
-                        .call_build_task(store, &task, &layout)
+                    Box::pin(async move {
+                        b.mediaforge_plugin_builder()
+                            .call_build_task(store, &task, &layout)
+                            .await
+                    })
                 },
             )
             .await?;
@@ -57,10 +59,12 @@ impl PluginHost {
             .call(
                 self.builder.as_ref(),
                 World::CommandBuilder,
-                |pre, store| pre.instantiate(store),
                 move |b, store| {
-                    b.mediaforge_plugin_builder()
-                        .call_build_probe(store, &probe, &input_path)
+                    Box::pin(async move {
+                        b.mediaforge_plugin_builder()
+                            .call_build_probe(store, &probe, &input_path)
+                            .await
+                    })
                 },
             )
             .await?;

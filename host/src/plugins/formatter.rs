@@ -11,10 +11,12 @@ impl PluginHost {
             .call(
                 self.formatter.as_ref(),
                 World::WebhookFormatter,
-                |pre, store| pre.instantiate(store),
                 move |b, store| {
-                    b.mediaforge_plugin_format()
-                        .call_format_event(store, &event)
+                    Box::pin(async move {
+                        b.mediaforge_plugin_format()
+                            .call_format_event(store, &event)
+                            .await
+                    })
                 },
             )
             .await?;

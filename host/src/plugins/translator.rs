@@ -27,13 +27,12 @@ impl PluginHost {
             .call(
                 self.translator.as_ref(),
                 World::Translator,
-                |pre, store| pre.instantiate(store),
                 move |b, store| {
-                    b.mediaforge_plugin_translate().call_translate_task(
-                        store,
-                        &instructions,
-                        &inputs,
-                    )
+                    Box::pin(async move {
+                        b.mediaforge_plugin_translate()
+                            .call_translate_task(store, &instructions, &inputs)
+                            .await
+                    })
                 },
             )
             .await?;
@@ -50,13 +49,12 @@ impl PluginHost {
             .call(
                 self.translator.as_ref(),
                 World::Translator,
-                |pre, store| pre.instantiate(store),
                 move |b, store| {
-                    b.mediaforge_plugin_translate().call_translate_probe(
-                        store,
-                        &instructions,
-                        &input,
-                    )
+                    Box::pin(async move {
+                        b.mediaforge_plugin_translate()
+                            .call_translate_probe(store, &instructions, &input)
+                            .await
+                    })
                 },
             )
             .await?;
