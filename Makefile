@@ -52,6 +52,7 @@ test: plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
+	bash tests/schemathesis/run.sh
 
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
 test-llm: plugins

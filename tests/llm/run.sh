@@ -137,7 +137,7 @@ echo "model server on 127.0.0.1:$MODEL_PORT, adapter on 127.0.0.1:$ADAPTER_PORT"
 # ---- 3. components and the test ----------------------------------------------------------
 step "build (plugins, host)"
 make -s setup
-(cd plugins && cargo build --release --target wasm32-wasip2 -p llm-translator -p command-builder)
+(cd plugins && cargo build --release --target wasm32-wasip2 -p llm-translator -p command-builder-component)
 cargo test --test api --no-run
 
 step "test"

@@ -135,7 +135,7 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
     Ok(generated)
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 200, body = super::schemas::AiProcessResponse)), status_codes(200, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 200, body = super::schemas::AiProcessResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);
@@ -156,7 +156,7 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>>
     ))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn process_async(
     req: &mut Request,
     depot: &mut Depot,
@@ -187,7 +187,7 @@ async fn process_async(
     ))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, responses((status_code = 200, body = super::schemas::ProbeResponse)), status_codes(200, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, responses((status_code = 200, body = super::schemas::ProbeResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);

@@ -27,7 +27,7 @@ struct CreateDirectory {
     ttl: Option<f64>,
 }
 
-#[endpoint(tags("directories"), request_body = super::schemas::CreateDirectoryRequest, responses((status_code = 200, body = super::schemas::DirectoryResponse)), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
+#[endpoint(tags("directories"), request_body = super::schemas::CreateDirectoryRequest, responses((status_code = 200, body = super::schemas::DirectoryResponse)), status_codes(200, 400, 401, 413, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serde_json::Value>> {
     let state = state(depot);
     let body: CreateDirectory = from_value(optional_body(req, max_body(&state)).await?)?;

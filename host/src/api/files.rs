@@ -32,7 +32,7 @@ struct CreateFile {
     dir_id: Option<String>,
 }
 
-#[endpoint(tags("files"), request_body = super::schemas::CreateFileRequest, responses((status_code = 200, body = super::schemas::CreateFileResponse)), status_codes(200, 400, 401, 403, 404, 409, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), request_body = super::schemas::CreateFileRequest, responses((status_code = 200, body = super::schemas::CreateFileResponse)), status_codes(200, 400, 401, 403, 404, 409, 413, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);

@@ -54,7 +54,7 @@ pub fn accepted(res: &mut Response, job: &Job, extra: Option<(&str, Value)>) -> 
     Json(body)
 }
 
-#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502), security(("api_key" = [])))]
 pub async fn submit(
     req: &mut Request,
     depot: &mut Depot,
@@ -80,7 +80,7 @@ pub async fn submit(
 
 const STATUSES: [&str; 5] = ["pending", "processing", "completed", "failed", "cancelled"];
 
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobList)), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobList)), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
 async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let account = account(depot);
@@ -170,14 +170,14 @@ async fn owned_job(state: &AppState, account: &Account, req: &Request) -> AppRes
     Ok(job)
 }
 
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobView)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobView)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
 async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), req).await?;
     Ok(Json(jobs::job_view(&state, &job).await))
 }
 
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::Message)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::Message)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
 async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     // DELETE lists no 403 (spec 4.6): another account's job is simply not found.
@@ -203,7 +203,7 @@ async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> 
     }
 }
 
-#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
 async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), req).await?;

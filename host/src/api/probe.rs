@@ -39,7 +39,7 @@ pub fn probed_body(p: Probed) -> Value {
     body
 }
 
-#[endpoint(tags("analysis"), request_body = super::schemas::ProbeRequest, responses((status_code = 200, body = super::schemas::ProbeResponse)), status_codes(200, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("analysis"), request_body = super::schemas::ProbeRequest, responses((status_code = 200, body = super::schemas::ProbeResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

@@ -29,7 +29,7 @@ pub fn task_from(body: &Value) -> AppResult<Task> {
     }
 }
 
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, responses((status_code = 200, body = super::schemas::ProcessResponse)), status_codes(200, 400, 401, 403, 404, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, responses((status_code = 200, body = super::schemas::ProcessResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
@@ -50,7 +50,7 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>>
     ))
 }
 
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, responses((status_code = 200, body = super::schemas::ValidateResponse)), status_codes(200, 400, 401, 403, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, responses((status_code = 200, body = super::schemas::ValidateResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 503), security(("api_key" = [])))]
 async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

@@ -327,9 +327,16 @@ impl EndpointOutRegister for AppError {
             ("404", "Directory, file or job not found"),
             ("409", "Name already exists, or the job is not pending"),
             ("410", "Removed endpoint"),
+            (
+                "413",
+                "Request body is too large (`server.max_json_body_kb`)",
+            ),
             ("500", "Processing failed or internal error"),
             ("502", "An input URL could not be fetched"),
-            ("503", "Temporarily unavailable"),
+            (
+                "503",
+                "Temporarily unavailable, or no plugin is configured for the world",
+            ),
         ] {
             operation.responses.insert(
                 code,

@@ -14,6 +14,10 @@
 wit_bindgen::generate!({
     path: "../../wit",
     world: "command-builder",
+    // The component is exported by the `command-builder-component` package (`component/`), so
+    // that plugins can use this crate as a library and export their own `builder`.
+    pub_export_macro: true,
+    default_bindings_module: "command_builder",
 });
 
 pub mod config;
@@ -32,10 +36,11 @@ pub use exports::mediaforge::plugin::builder::{
 };
 pub use mediaforge::plugin::types::{ProbeConfig, Refusal, Task, TaskInput, TaskOutput};
 
-/// The exported functions. Only built for WebAssembly: a native build (the tests) cannot export
-/// component names, and has no host to call.
+/// The `builder` implementation, exported by the `command-builder-component` package
+/// (`component/`) with `command_builder::export!`; this crate exports nothing itself, so other
+/// plugins can use it as a library. Only built for WebAssembly: a native build has no host.
 #[cfg(target_arch = "wasm32")]
-mod glue {
+pub mod glue {
     use crate::exports::mediaforge::plugin::builder::Guest;
     use crate::mediaforge::plugin::host;
     use crate::mediaforge::plugin::types::LogLevel;
@@ -44,7 +49,7 @@ mod glue {
         refusal, task,
     };
 
-    struct Builder;
+    pub struct Builder;
 
     impl Guest for Builder {
         fn build_task(task: Task, layout: JobLayout) -> Result<FfmpegCommand, Refusal> {
@@ -70,8 +75,6 @@ mod glue {
             )
         })
     }
-
-    crate::export!(Builder with_types_in crate);
 }
 
 /// A refusal about `subject`.

@@ -12,6 +12,10 @@
 wit_bindgen::generate!({
     path: "../../wit",
     world: "translator",
+    // The component is exported by the `translator-component` package (`component/`), so that
+    // plugins can use this crate as a library and export their own `translate`.
+    pub_export_macro: true,
+    default_bindings_module: "translator",
 });
 
 pub mod filters;
@@ -105,16 +109,17 @@ pub fn translate_probe(instructions: &str) -> Result<ProbeConfig, Refusal> {
     })
 }
 
-/// The component's exports. Only built for WebAssembly: on the host platform the export
-/// symbols' names (with `:` and `@`) cannot be linked into a native cdylib, and native tests
-/// call the pure functions above.
+/// The `translate` implementation, exported by the `translator-component` package
+/// (`component/`) with `translator::export!`; this crate exports nothing itself, so other
+/// plugins can use it as a library. Only built for WebAssembly: native tests call the pure
+/// functions above.
 #[cfg(target_arch = "wasm32")]
-mod component {
+pub mod component {
     use super::exports::mediaforge::plugin::translate::{Guest, InputFacts};
     use super::mediaforge::plugin::host;
     use super::mediaforge::plugin::types::{LogLevel, ProbeConfig, Refusal, Task};
 
-    struct Translator;
+    pub struct Translator;
 
     impl Guest for Translator {
         fn translate_task(instructions: String, inputs: Vec<InputFacts>) -> Result<Task, Refusal> {
@@ -142,6 +147,4 @@ mod component {
             result
         }
     }
-
-    super::export!(Translator with_types_in super);
 }

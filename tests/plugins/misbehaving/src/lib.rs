@@ -13,7 +13,8 @@ use mediaforge::plugin::types::{ProbeConfig, Refusal, Task};
 struct Misbehaving;
 
 fn misbehave() -> Refusal {
-    let config: serde_json::Value = serde_json::from_str(&mediaforge::plugin::host::config()).unwrap_or_default();
+    let config: serde_json::Value =
+        serde_json::from_str(&mediaforge::plugin::host::config()).unwrap_or_default();
     match config["mode"].as_str() {
         Some("trap") => panic!("deliberate trap"),
         Some("spin") => {
@@ -29,7 +30,10 @@ fn misbehave() -> Refusal {
                 std::hint::black_box(&hoard);
             }
         }
-        _ => Refusal { message: "this test plugin refuses everything".into(), subject: None },
+        _ => Refusal {
+            message: "this test plugin refuses everything".into(),
+            subject: None,
+        },
     }
 }
 
