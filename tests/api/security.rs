@@ -408,3 +408,30 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     assert_eq!(canary.hits(), 0, "no connection left the sandbox");
     let _ = std::fs::remove_dir_all(job);
 }
+
+/// `@{name}` in text that lands in the output (metadata, drawn text) becomes the input's name:
+/// no path of the host is written into a tenant's file.
+#[tokio::test]
+async fn placeholders_in_text_write_names_not_host_paths() {
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": input}],
+                   "outputs": [{"file": "tagged.mp4", "options": ["-t", "1", "-metadata", "title=from @{short.mp4}", "-c:v", "libx264", "-preset", "ultrafast"]}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let out = s.fetch_outputs(&body).await;
+    let probe = probe_bytes(&out[0].1, "mp4");
+    assert_eq!(
+        probe["format"]["tags"]["title"], "from short.mp4",
+        "{probe}"
+    );
+    let data_dir = s.dir.to_string_lossy().to_string();
+    assert!(
+        !String::from_utf8_lossy(&out[0].1).contains(&data_dir),
+        "the output holds a host path"
+    );
+}

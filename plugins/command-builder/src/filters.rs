@@ -272,8 +272,13 @@ fn check_filter(
                     .into(),
             ));
         }
-        let (resolved, found) =
-            placeholders::resolve(&arg.value, ctx.inputs).map_err(&option_refusal)?;
+        // Text a filter draws gets the input's name; everything else its staged path.
+        let (resolved, found) = if check == Some(Check::Text) {
+            placeholders::resolve_names(&arg.value, ctx.inputs)
+        } else {
+            placeholders::resolve(&arg.value, ctx.inputs)
+        }
+        .map_err(&option_refusal)?;
         if found {
             notes.push(format!("{label} refers to an input"));
             arg.value = resolved;

@@ -218,7 +218,7 @@ fn check_option_value(
         Value::Plain => values::check_plain(raw)?,
         Value::Text => {
             values::check_text(raw)?;
-            value = placeholders::resolve(raw, ctx.inputs)?.0;
+            value = placeholders::resolve_names(raw, ctx.inputs)?.0;
         }
         Value::Int(min, max) => {
             values::check_int(raw, min, max)?;
@@ -297,7 +297,7 @@ fn check_option_value(
                 return Err("the key must be letters, digits and _ . : -".into());
             }
             values::check_text(text)?;
-            value = format!("{key}={}", placeholders::resolve(text, ctx.inputs)?.0);
+            value = format!("{key}={}", placeholders::resolve_names(text, ctx.inputs)?.0);
         }
         Value::CodecParams => check_codec_params(raw)?,
         Value::KeyFrames => check_key_frames(raw)?,
@@ -614,7 +614,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(parsed[0].value.as_deref(), Some("/job/out/seg_%03d.ts"));
-        assert_eq!(parsed[1].value.as_deref(), Some("comment=/job/in/0"));
+        // Text written into the output names the input, never its path on the host.
+        assert_eq!(parsed[1].value.as_deref(), Some("comment=in.mp4"));
     }
 
     #[test]

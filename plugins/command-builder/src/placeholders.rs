@@ -29,8 +29,23 @@ pub fn exact(value: &str) -> Option<&str> {
     (!name.contains('}')).then_some(name)
 }
 
-/// Replaces every placeholder in `value`. Returns the new value and whether any was found.
+/// Replaces every placeholder in `value` with the input's staged path. Returns the new value
+/// and whether any was found.
 pub fn resolve(value: &str, inputs: &[StagedInput]) -> Result<(String, bool), String> {
+    substitute(value, inputs, |input| &input.path)
+}
+
+/// For text that ends up in the output (metadata, drawn text, playlist URLs): placeholders
+/// become the input's own name, so no path of the host is ever written into a tenant's file.
+pub fn resolve_names(value: &str, inputs: &[StagedInput]) -> Result<(String, bool), String> {
+    substitute(value, inputs, |input| &input.name)
+}
+
+fn substitute(
+    value: &str,
+    inputs: &[StagedInput],
+    part: impl for<'a> Fn(&'a StagedInput) -> &'a str,
+) -> Result<(String, bool), String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     let mut found = false;
@@ -40,7 +55,12 @@ pub fn resolve(value: &str, inputs: &[StagedInput]) -> Result<(String, bool), St
         let end = after
             .find('}')
             .ok_or("a '@{' placeholder is not closed by '}'")?;
-        out.push_str(lookup(&after[..end], inputs)?);
+        let path = lookup(&after[..end], inputs)?;
+        let input = inputs
+            .iter()
+            .find(|i| i.path == path)
+            .expect("lookup returns an input's path");
+        out.push_str(part(input));
         rest = &after[end + 1..];
         found = true;
     }
@@ -63,6 +83,15 @@ mod tests {
                 path: "/job/in/1".into(),
             },
         ]
+    }
+
+    #[test]
+    fn text_gets_names_not_paths() {
+        assert_eq!(
+            resolve_names("by @{logo.png} on @{in.mp4}", &inputs()).unwrap(),
+            ("by logo.png on in.mp4".into(), true)
+        );
+        assert!(resolve_names("@{nope}", &inputs()).is_err());
     }
 
     #[test]
