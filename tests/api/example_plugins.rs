@@ -78,12 +78,7 @@ async fn preset_builder_expands_hls_ladder_and_thumbnail_sprite() {
         "{reason}"
     );
     assert_eq!(decisions[1]["subject"], "-mf_preset thumbnail-sprite");
-    let command: Vec<&str> = body["command"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let command = command_of(&body);
     assert!(!command.contains(&"-mf_preset"), "{command:?}");
     assert!(command.contains(&"-filter_complex"), "{command:?}");
 
@@ -154,54 +149,30 @@ async fn preset_builder_expands_hls_ladder_and_thumbnail_sprite() {
 async fn preset_builder_refuses_unknown_and_misplaced_presets() {
     let s = preset_server().await;
     let input = s.upload_file(ALICE, None, &media().short()).await;
-    let (status, body) = s
-        .process(
-            ALICE,
-            json!({
-                "inputs": [{"file_path": input}],
-                "outputs": [{"file": "out.mp4", "options": ["-mf_preset", "x"]}],
-            }),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
-    assert_eq!(body["ok"], false);
-    assert_eq!(
-        body["error"],
-        "Unknown preset 'x' (output 1): the known presets are hls-ladder, thumbnail-sprite"
-    );
-
-    let (status, body) = s
-        .process(
-            ALICE,
-            json!({
-                "inputs": [{"file_path": input}],
-                "outputs": [{"file": "out.m3u8", "options": ["-mf_preset", "hls-ladder", "-crf", "20"]}],
-            }),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
-    assert!(
-        body["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("-mf_preset must be an output's only option"),
-        "{body}"
-    );
-
-    let (status, body) = s
-        .process(
-            ALICE,
-            json!({
-                "inputs": [{"file_path": input}],
-                "outputs": [{"file": "stream.mp4", "options": ["-mf_preset", "hls-ladder"]}],
-            }),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
-    assert_eq!(
-        body["error"],
-        "The hls-ladder preset writes HLS playlists: name the output NAME.m3u8, without '%' (output 1, 'stream.mp4')"
-    );
+    let cases = [
+        (
+            json!({"file": "out.mp4", "options": ["-mf_preset", "x"]}),
+            "Unknown preset 'x' (output 1): the known presets are hls-ladder, thumbnail-sprite",
+        ),
+        (
+            json!({"file": "out.m3u8", "options": ["-mf_preset", "hls-ladder", "-crf", "20"]}),
+            "-mf_preset must be an output's only option",
+        ),
+        (
+            json!({"file": "stream.mp4", "options": ["-mf_preset", "hls-ladder"]}),
+            "The hls-ladder preset writes HLS playlists: name the output NAME.m3u8, without '%' (output 1, 'stream.mp4')",
+        ),
+    ];
+    for (output, message) in cases {
+        let task = json!({"inputs": [{"file_path": input}], "outputs": [output]});
+        let (status, body) = s.process(ALICE, task).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["ok"], false);
+        assert!(
+            body["error"].as_str().unwrap().starts_with(message),
+            "{body}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -377,12 +377,7 @@ async fn dry_run_shows_the_command_without_running_or_charging() {
             .post("/ffmpeg/validate", DAVE, json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": "out.mp4", "options": ["-crf", "23"]}]}}))
             .await;
         assert_eq!(status, 200, "{body}");
-        let command: Vec<&str> = body["command"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let command = command_of(&body);
         assert_eq!(command[0], "ffmpeg");
         assert!(
             command.contains(&input.as_str())

@@ -416,6 +416,16 @@ cache_dir = "{cache}"
     )
 }
 
+/// The argv of a dry run (`POST /ffmpeg/validate`).
+pub fn command_of(body: &Value) -> Vec<&str> {
+    body["command"]
+        .as_array()
+        .expect("a command")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
 /// Test media made by ffmpeg's lavfi sources, once per test run.
 pub struct Media {
     pub dir: PathBuf,
