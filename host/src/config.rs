@@ -125,6 +125,11 @@ pub struct S3 {
     pub force_path_style: bool,
 }
 
+/// Plan sizes are MiB, possibly fractional.
+pub fn mb_to_bytes(mb: f64) -> u64 {
+    (mb * 1_048_576.0) as u64
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
@@ -134,7 +139,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn max_file_size_bytes(&self) -> u64 {
-        (self.max_file_size_mb * 1_048_576.0) as u64
+        mb_to_bytes(self.max_file_size_mb)
     }
 
     pub fn monthly_quota_bytes(&self) -> u64 {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::jobs::{frame_task, slow_task, submit, wait_for};
-use crate::servers::{Receiver, S3Server, SurrealServer, free_port};
+use crate::servers::{Receiver, S3_KEY_ID, S3_SECRET, S3Server, SurrealServer, free_port};
 use crate::support::*;
 
 fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
@@ -29,12 +29,25 @@ async fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
 #[tokio::test]
 async fn files_and_tasks_on_s3() {
     let s3 = S3Server::start();
-    let s = Server::start_with(with(&[s3.env()], &[])).await;
+    // Keys from the config this time (the other tests use the AWS_* environment), and a prefix.
+    let mut env = s3.env();
+    env.retain(|(k, _)| !k.starts_with("AWS_"));
+    let keys = [
+        ("MEDIAFORGE__STORAGE__S3__ACCESS_KEY_ID", S3_KEY_ID),
+        ("MEDIAFORGE__STORAGE__S3__SECRET_ACCESS_KEY", S3_SECRET),
+        ("MEDIAFORGE__STORAGE__S3__PREFIX", "tenant-a"),
+    ];
+    let s = Server::start_with(with(&[env], &keys)).await;
 
     // Upload: the presigned PUT goes straight to the bucket; the service never sees the bytes.
     let bytes = std::fs::read(media().short()).unwrap();
     let input = s.upload(ALICE, None, "short.mp4", bytes.clone()).await;
     assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
+    assert!(
+        s3.objects()[0].starts_with("tenant-a/"),
+        "{:?}",
+        s3.objects()
+    );
     let (status, info) = s.get(&format!("/file/{input}"), ALICE).await;
     assert_eq!(status, 200, "{info}");
     assert_eq!(info["file_info"]["file_size"], bytes.len() as u64);

@@ -107,15 +107,8 @@ pub async fn uploaded(
     let Some(size) = state.store.size(&file.object_id).await? else {
         return Ok(None);
     };
-    if size > (max_file_size_mb * 1_048_576.0) as u64 {
-        if state
-            .db
-            .mark_deleting(&file.dir_id, &file.file_name)
-            .await?
-            .is_some()
-        {
-            state.store.delete(&file.object_id).await?;
-            state.db.finish_delete(&file.object_id).await?;
+    if size > crate::config::mb_to_bytes(max_file_size_mb) {
+        if delete_file(state, &file.dir_id, &file.file_name).await? {
             tracing::info!(
                 file.dir_id,
                 file.file_name,
@@ -162,6 +155,18 @@ pub async fn readable_input(
         ));
     }
     Ok(file)
+}
+
+/// Deletes a file: hidden first, then bytes, then record, so a crash in between leaves a
+/// `deleting` record that the sweeper finishes, never bytes without a record. `false` when
+/// the file was already gone (or another request is deleting it).
+async fn delete_file(state: &AppState, dir_id: &str, file_name: &str) -> AppResult<bool> {
+    let Some(file) = state.db.mark_deleting(dir_id, file_name).await? else {
+        return Ok(false);
+    };
+    state.store.delete(&file.object_id).await?;
+    state.db.finish_delete(&file.object_id).await?;
+    Ok(true)
 }
 
 /// A file the caller may see. Another account's files are reported missing (spec 5.3).
@@ -236,18 +241,9 @@ async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>
 async fn remove(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
     let state = state(depot);
     let file = visible_file(&state, &account(depot), req).await?;
-    // Hidden first, then bytes, then record: a crash in between leaves a `deleting` record
-    // that the sweeper finishes, never bytes without a record.
-    if state
-        .db
-        .mark_deleting(&file.dir_id, &file.file_name)
-        .await?
-        .is_none()
-    {
+    if !delete_file(&state, &file.dir_id, &file.file_name).await? {
         return Err(AppError::NotFound("File not found".into()));
     }
-    state.store.delete(&file.object_id).await?;
-    state.db.finish_delete(&file.object_id).await?;
     Ok(Json(json!({
         "ok": true,
         "deleted": { "file_path": format!("{}/{}", file.dir_id, file.file_name) },

@@ -25,20 +25,9 @@ const FILE_RIGHTS: u64 = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 const RULE_PATH_BENEATH: libc::c_int = 1;
 const CREATE_RULESET_VERSION: u32 = 1;
 
-/// What ffmpeg needs to start: its binary, libraries and their configuration, fonts, the CPU
-/// count. Not /proc (other runs' command lines) and not the rest of /etc or /sys.
-const SYSTEM_READ: &[&str] = &[
-    "/usr",
-    "/bin",
-    "/lib",
-    "/lib64",
-    "/sbin",
-    "/etc/ld.so.cache",
-    "/etc/alternatives",
-    "/etc/fonts",
-    "/sys/devices/system/cpu",
-    "/dev/urandom",
-];
+/// Besides the system paths bubblewrap exposes: the CPU count and randomness, which bubblewrap's
+/// own /dev and /proc provide. Not /proc (other runs' command lines), nor the rest of /sys.
+const EXTRA_READ: &[&str] = &["/sys/devices/system/cpu", "/dev/urandom"];
 
 #[repr(C)]
 struct RulesetAttr {
@@ -119,7 +108,8 @@ impl Ruleset {
         let ruleset = Ruleset {
             fd: unsafe { OwnedFd::from_raw_fd(fd as RawFd) },
         };
-        for path in SYSTEM_READ {
+        let system = super::sandbox::SYSTEM_PATHS.iter();
+        for path in system.chain(super::sandbox::USR_LINKS).chain(EXTRA_READ) {
             if Path::new(path).exists() {
                 ruleset.allow(Path::new(path), (EXECUTE | READ_FILE | READ_DIR) & handled)?;
             }

@@ -34,6 +34,27 @@ pub struct Rlimits {
     pub open_files: u64,
 }
 
+/// System paths every layer exposes read-only: ffmpeg's binary and libraries, their
+/// configuration, fonts.
+pub(super) const SYSTEM_PATHS: &[&str] = &[
+    "/usr",
+    "/etc/ld.so.cache",
+    "/etc/alternatives",
+    "/etc/fonts",
+];
+/// Symlinks into /usr on merged-/usr systems, directories elsewhere.
+pub(super) const USR_LINKS: &[&str] = &["/bin", "/lib", "/lib64", "/sbin"];
+
+/// `program args` run directly, with an empty environment but for PATH.
+fn direct(program: &str, args: &[String], cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin");
+    cmd
+}
+
 impl Sandbox {
     /// Finds out which layer works here. Fails when none does and the operator did not opt in.
     pub async fn detect(cfg: &config::Sandbox) -> anyhow::Result<Sandbox> {
@@ -114,20 +135,9 @@ impl Sandbox {
         cwd: &Path,
     ) -> Command {
         match self.layer {
-            Layer::Unsandboxed => {
-                let mut cmd = Command::new(program);
-                cmd.args(args)
-                    .current_dir(cwd)
-                    .env_clear()
-                    .env("PATH", "/usr/bin:/bin");
-                cmd
-            }
+            Layer::Unsandboxed => direct(program, args, cwd),
             Layer::Landlock => {
-                let mut cmd = Command::new(program);
-                cmd.args(args)
-                    .current_dir(cwd)
-                    .env_clear()
-                    .env("PATH", "/usr/bin:/bin");
+                let mut cmd = direct(program, args, cwd);
                 // Built here, enforced in the child; a ruleset that cannot be built fails the
                 // spawn rather than running unconfined.
                 let ruleset = super::landlock::Ruleset::new(read_only, writable).map_err(|e| {
@@ -162,18 +172,13 @@ impl Sandbox {
                     "--tmpfs",
                     "/tmp",
                 ]);
-                for dir in [
-                    "/usr",
-                    "/etc/ld.so.cache",
-                    "/etc/alternatives",
-                    "/etc/fonts",
-                ] {
+                for dir in SYSTEM_PATHS {
                     if Path::new(dir).exists() {
                         cmd.args(["--ro-bind", dir, dir]);
                     }
                 }
                 // Merged-/usr systems have these as symlinks; others as directories.
-                for dir in ["/bin", "/lib", "/lib64", "/sbin"] {
+                for dir in USR_LINKS {
                     match std::fs::read_link(dir) {
                         Ok(target) => {
                             cmd.arg("--symlink").arg(target).arg(dir);

@@ -117,10 +117,7 @@ fn run_case(case: &Value, fixtures: &Path, work: &Path) -> Vec<String> {
 #[test]
 #[ignore = "runs ffmpeg; slow"]
 fn examples_produce_what_they_promise() {
-    if !have_ffmpeg() {
-        eprintln!("ffmpeg not found: skipped");
-        return;
-    }
+    assert!(have_ffmpeg(), "ffmpeg is required (make setup installs it)");
     let work = std::env::temp_dir().join("translator-ffmpeg-check");
     let fixtures = work.join("fixtures");
     make_fixtures(&fixtures);

@@ -377,10 +377,10 @@ fn for_builder(t: &Task) -> command_builder::Task {
 #[test]
 fn phrase_tasks_pass_the_default_builder_and_run() {
     use command_builder::{JobLayout, StagedInput};
-    if !have("ffmpeg") || !have("ffprobe") {
-        eprintln!("ffmpeg/ffprobe not installed: skipped");
-        return;
-    }
+    assert!(
+        have("ffmpeg") && have("ffprobe"),
+        "ffmpeg and ffprobe are required (make setup installs them)"
+    );
     let dir = std::env::temp_dir().join(format!("phrasebook-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("in")).unwrap();

@@ -410,10 +410,10 @@ fn probe(path: &Path, entries: &str) -> String {
 /// black-box tests use) and runs the command with ffmpeg, as the host would.
 #[test]
 fn preset_commands_run_with_ffmpeg() {
-    if !have("ffmpeg") || !have("ffprobe") {
-        eprintln!("ffmpeg/ffprobe not installed: skipped");
-        return;
-    }
+    assert!(
+        have("ffmpeg") && have("ffprobe"),
+        "ffmpeg and ffprobe are required (make setup installs them)"
+    );
     let dir = std::env::temp_dir().join(format!("preset-builder-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("in")).unwrap();

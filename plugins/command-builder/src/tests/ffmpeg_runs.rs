@@ -502,10 +502,10 @@ fn tasks() -> Vec<(&'static str, Task, &'static [&'static str])> {
 
 #[test]
 fn built_commands_run_in_ffmpeg() {
-    if !have("ffmpeg") || !have("ffprobe") {
-        eprintln!("ffmpeg not installed; skipping");
-        return;
-    }
+    assert!(
+        have("ffmpeg") && have("ffprobe"),
+        "ffmpeg and ffprobe are required (make setup installs them)"
+    );
     let root = std::env::temp_dir().join(format!("command-builder-test-{}", std::process::id()));
     let src = fixtures(&root);
     let mut failures = Vec::new();
@@ -564,10 +564,10 @@ fn built_commands_run_in_ffmpeg() {
 #[test]
 fn serialised_values_reach_the_filter_unchanged() {
     use crate::filtergraph::{Arg, Filter, Graph, serialize};
-    if !have("ffmpeg") {
-        eprintln!("ffmpeg not installed; skipping");
-        return;
-    }
+    assert!(
+        have("ffmpeg"),
+        "ffmpeg is required (make setup installs it)"
+    );
     let values = [
         "a:b,c;d[e]f",
         "it's \\ here",
@@ -625,10 +625,10 @@ fn serialised_values_reach_the_filter_unchanged() {
 #[test]
 fn parsed_values_match_what_ffmpeg_reads() {
     use crate::filtergraph::parse;
-    if !have("ffmpeg") {
-        eprintln!("ffmpeg not installed; skipping");
-        return;
-    }
+    assert!(
+        have("ffmpeg"),
+        "ffmpeg is required (make setup installs it)"
+    );
     let raws = [
         "setpts=a\\\\:b",
         "setpts='a\\:b'",
