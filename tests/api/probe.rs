@@ -250,3 +250,29 @@ async fn a_malicious_playlist_leaks_nothing() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(canary.hits(), 0);
 }
+
+/// Requests charging one account at once all succeed and are all charged: the store's write
+/// conflicts between their transactions are retried, not reported as 500s.
+#[tokio::test]
+async fn concurrent_charges_to_one_account_all_count() {
+    let s = Server::start().await;
+    let clip = s.upload_file(ALICE, None, &media().short()).await;
+    let n = 12;
+    let calls = (0..n).map(|_| {
+        s.post(
+            "/ffprobe/analyze",
+            ALICE,
+            json!({"file_path": clip, "probe": {"format": ["duration"]}}),
+        )
+    });
+    for (status, body) in futures_util::future::join_all(calls).await {
+        assert_eq!(status, 200, "{body}");
+    }
+    let (_, usage) = s.get("/usage", ALICE).await;
+    let charged = usage["usage"]["input_size_gb"].as_f64().unwrap();
+    let one = std::fs::metadata(media().short()).unwrap().len() as f64 / 1_073_741_824.0;
+    assert!(
+        (charged - n as f64 * one).abs() < 1e-9,
+        "{charged} vs {n} x {one}"
+    );
+}

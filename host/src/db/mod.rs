@@ -141,10 +141,38 @@ impl Db {
     }
 
     /// Runs `sql` and returns the rows of its last statement.
+    /// Runs `sql`. The store's transactions are optimistic: one that lost a write conflict to
+    /// a concurrent one (two requests charging the same month, say) was not applied, and is
+    /// run again, when nothing of the query committed before it (a single statement, or one
+    /// BEGIN … COMMIT).
+    async fn query(&self, sql: &str, vars: Value) -> DbResult<surrealdb::IndexedResults> {
+        let atomic = sql.trim_start().starts_with("BEGIN");
+        let mut attempt = 0u64;
+        loop {
+            let outcome = match self.inner.query(sql).bind(vars.clone()).await {
+                Ok(mut response) => first_error(&mut response).map(|()| response),
+                Err(e) => Err((0, e.into())),
+            };
+            match outcome {
+                Ok(response) => return Ok(response),
+                Err((index, DbError::Other(text)))
+                    if attempt < 10
+                        && (atomic || index == 0)
+                        && text.contains("can be retried") =>
+                {
+                    attempt += 1;
+                    let jitter = rand::random::<u64>() % 5;
+                    tokio::time::sleep(std::time::Duration::from_millis(attempt * 2 + jitter))
+                        .await;
+                }
+                Err((_, e)) => return Err(e),
+            }
+        }
+    }
+
     async fn rows<T: DeserializeOwned>(&self, sql: &str, vars: Value) -> DbResult<Vec<T>> {
-        let mut response = self.inner.query(sql).bind(vars).await?;
+        let mut response = self.query(sql, vars).await?;
         let last = response.num_statements().saturating_sub(1);
-        first_error(&mut response)?;
         let rows: Vec<Value> = response.take(last)?;
         rows.into_iter()
             .map(|row| serde_json::from_value(row).map_err(|e| DbError::Other(format!("row: {e}"))))
@@ -158,8 +186,7 @@ impl Db {
         vars: Value,
         index: usize,
     ) -> DbResult<Vec<T>> {
-        let mut response = self.inner.query(sql).bind(vars).await?;
-        first_error(&mut response)?;
+        let mut response = self.query(sql, vars).await?;
         let rows: Vec<Value> = response.take(index)?;
         rows.into_iter()
             .map(|row| serde_json::from_value(row).map_err(|e| DbError::Other(format!("row: {e}"))))
@@ -167,8 +194,7 @@ impl Db {
     }
 
     async fn exec(&self, sql: &str, vars: Value) -> DbResult<()> {
-        let mut response = self.inner.query(sql).bind(vars).await?;
-        first_error(&mut response)
+        self.query(sql, vars).await.map(drop)
     }
 
     async fn first<T: DeserializeOwned>(&self, sql: &str, vars: Value) -> DbResult<Option<T>> {
@@ -426,7 +452,7 @@ impl Db {
 
 /// The error that caused a failure: in a transaction, the statements around the failing one
 /// report "not executed" or "cancelled" placeholders, which say nothing.
-fn first_error(response: &mut surrealdb::IndexedResults) -> DbResult<()> {
+fn first_error(response: &mut surrealdb::IndexedResults) -> Result<(), (usize, DbError)> {
     use surrealdb::types::QueryError;
     let mut errors: Vec<(usize, surrealdb::Error)> = response.take_errors().into_iter().collect();
     errors.sort_by_key(|(i, _)| *i);
@@ -441,7 +467,7 @@ fn first_error(response: &mut surrealdb::IndexedResults) -> DbResult<()> {
         .find(|(_, e)| !placeholder(e))
         .or(errors.first())
     {
-        Some((_, e)) => Err(e.clone().into()),
+        Some((i, e)) => Err((*i, e.clone().into())),
         None => Ok(()),
     }
 }
