@@ -106,6 +106,9 @@ async fn output_dir_id_and_rerun_replaces_outputs() {
         "outputs": [{"file": "frame.png", "options": ["-frames:v", "1"]}],
         "output_dir_id": target,
     });
+    // Listed once while empty, so a listing kept from before the outputs would show here.
+    let (_, list) = s.get(&format!("/directory/{target}"), ALICE).await;
+    assert_eq!(list["files"], json!([]));
     let (status, body) = s.process(ALICE, task.clone()).await;
     assert_eq!(status, 200, "{body}");
     let (status, _) = s.process(ALICE, task).await;

@@ -83,7 +83,7 @@ async fn list_files(req: &mut Request, depot: &mut Depot) -> AppResult<Json<serd
         .db
         .files_in(&dir_id)
         .await?
-        .into_iter()
+        .iter()
         .map(|f| json!({ "file_name": f.file_name, "added_on": clock::ms_rfc3339(f.added_at) }))
         .collect();
     Ok(Json(json!({ "ok": true, "files": files })))

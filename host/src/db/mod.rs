@@ -4,6 +4,7 @@
 //! need no datetime casts and every instance agrees on them.
 
 mod jobs;
+mod listings;
 mod schema;
 
 pub use jobs::{Job, ListQuery, Outcome, Webhook};
@@ -50,6 +51,9 @@ pub struct Db {
     /// instance may keep copies (checking `expires_at` on each read): the hottest look-up of
     /// the API then costs no query.
     directories: std::sync::Arc<std::sync::RwLock<std::collections::HashMap<String, Directory>>>,
+    /// File listings, when this process is the store's only writer (embedded); `None` on a
+    /// server, where other instances write too.
+    listings: Option<std::sync::Arc<listings::Listings>>,
 }
 
 /// Most directories kept in memory per instance (a few hundred bytes each).
@@ -112,9 +116,13 @@ impl Db {
                 Err(e) => anyhow::bail!("cannot open database {}: {e}", cfg.url),
             }
         };
+        let embedded = ["surrealkv://", "mem://"]
+            .iter()
+            .any(|scheme| cfg.url.starts_with(scheme));
         let db = Db {
             inner,
             directories: Default::default(),
+            listings: embedded.then(Default::default),
         };
         db.exec(schema::SCHEMA, json!({})).await?;
         Ok(db)
@@ -140,7 +148,6 @@ impl Db {
         Ok(db)
     }
 
-    /// Runs `sql` and returns the rows of its last statement.
     /// Runs `sql`. The store's transactions are optimistic: one that lost a write conflict to
     /// a concurrent one (two requests charging the same month, say) was not applied, and is
     /// run again, when nothing of the query committed before it (a single statement, or one
@@ -317,6 +324,7 @@ impl Db {
     /// Marks every file of the directory for deletion and removes the directory record; the
     /// files' bytes and records are then removed by `sweep_deleting` (idempotent).
     pub async fn retire_directory(&self, dir_id: &str) -> DbResult<()> {
+        let _changed = self.changing(dir_id);
         self.exec(
             "BEGIN TRANSACTION;
              UPDATE file SET state = 'deleting' WHERE dir_id = $d;
@@ -330,6 +338,7 @@ impl Db {
     // ---- files ----------------------------------------------------------------------------
 
     pub async fn create_file(&self, file: &FileRecord) -> DbResult<()> {
+        let _changed = self.changing(&file.dir_id);
         self.exec(
             "CREATE type::record('file', $f.object_id) CONTENT $f",
             json!({ "f": file }),
@@ -354,12 +363,35 @@ impl Db {
         .await
     }
 
-    pub async fn files_in(&self, dir_id: &str) -> DbResult<Vec<FileListing>> {
-        self.rows(
+    /// The visible files of a directory, oldest first.
+    pub async fn files_in(&self, dir_id: &str) -> DbResult<std::sync::Arc<Vec<FileListing>>> {
+        let ticket = match self.listings.as_ref().map(|l| l.get(dir_id)) {
+            Some(Ok(files)) => return Ok(files),
+            Some(Err(ticket)) => Some(ticket),
+            None => None,
+        };
+        let files = std::sync::Arc::new(self.rows(
             "SELECT file_name, added_at FROM file WHERE dir_id = $d AND state != 'deleting' ORDER BY added_at, file_name",
             json!({ "d": dir_id }),
         )
-        .await
+        .await?);
+        if let (Some(listings), Some(ticket)) = (&self.listings, ticket) {
+            listings.fill(ticket, dir_id, &files);
+        }
+        Ok(files)
+    }
+
+    /// Marks the listing of `dir_id` stale when dropped: after the write, whatever its outcome.
+    fn changing(&self, dir_id: &str) -> impl Drop + use<> {
+        struct Changed(Option<(std::sync::Arc<listings::Listings>, String)>);
+        impl Drop for Changed {
+            fn drop(&mut self) {
+                if let Some((listings, dir_id)) = &self.0 {
+                    listings.changed(dir_id);
+                }
+            }
+        }
+        Changed(self.listings.clone().map(|l| (l, dir_id.to_string())))
     }
 
     /// Records a completed upload; `None` when the record is gone or being deleted.
@@ -380,6 +412,7 @@ impl Db {
 
     /// Hides a file at once; its bytes and record go next (`finish_delete`). Returns the record.
     pub async fn mark_deleting(&self, dir_id: &str, name: &str) -> DbResult<Option<FileRecord>> {
+        let _changed = self.changing(dir_id);
         let row: Option<Value> = self
             .first(
                 "UPDATE file SET state = 'deleting' WHERE dir_id = $d AND file_name = $n AND state != 'deleting' RETURN AFTER",
