@@ -18,8 +18,7 @@ all: build
 setup:
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 	@missing=""; \
-	 command -v ffmpeg  >/dev/null || missing="$$missing ffmpeg"; \
-	 command -v ffprobe >/dev/null || missing="$$missing ffmpeg"; \
+	 { command -v ffmpeg && command -v ffprobe; } >/dev/null || missing="$$missing ffmpeg"; \
 	 command -v bwrap   >/dev/null || missing="$$missing bubblewrap"; \
 	 if [ -n "$$missing" ]; then \
 	   echo "installing:$$missing"; \
