@@ -31,6 +31,18 @@ impl Usage {
     }
 }
 
+impl From<&UsageTotals> for Usage {
+    /// A month's totals, rounded as each run's figures are (sums of floats drift otherwise).
+    fn from(t: &UsageTotals) -> Usage {
+        Usage {
+            time_sec: round(t.time_sec, 3),
+            input_size_gb: round(t.input_bytes as f64 / GB, 9),
+            output_size_gb: round(t.output_bytes as f64 / GB, 9),
+            gb_sec: round(t.gb_sec, 9),
+        }
+    }
+}
+
 fn round(x: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (x * f).round() / f

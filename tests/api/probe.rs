@@ -275,4 +275,9 @@ async fn concurrent_charges_to_one_account_all_count() {
         (charged - n as f64 * one).abs() < 1e-9,
         "{charged} vs {n} x {one}"
     );
+    // Totals are rounded as each run's figures are, not printed as float sums.
+    for k in ["input_size_gb", "time_sec", "gb_sec"] {
+        let v = usage["usage"][k].as_f64().unwrap();
+        assert_eq!(v, (v * 1e9).round() / 1e9, "{k}: {v}");
+    }
 }

@@ -23,12 +23,7 @@ async fn usage(depot: &mut Depot) -> AppResult<Json<Value>> {
         "ok": true,
         "month": month,
         "plan": { "name": plan_name, "max_file_size_mb": plan.max_file_size_mb, "monthly_quota_gb": plan.monthly_quota_gb },
-        "usage": {
-            "input_size_gb": gb(used.input_bytes),
-            "output_size_gb": gb(used.output_bytes),
-            "time_sec": used.time_sec,
-            "gb_sec": used.gb_sec,
-        },
+        "usage": crate::metering::Usage::from(&used),
         "remaining_gb": ((plan.monthly_quota_gb - gb(used.input_bytes)).max(0.0) * 1e6).round() / 1e6,
     })))
 }
