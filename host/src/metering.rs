@@ -20,27 +20,28 @@ pub struct Usage {
 
 impl Usage {
     pub fn new(time_sec: f64, input_bytes: u64, output_bytes: u64) -> Usage {
-        let input_size_gb = input_bytes as f64 / GB;
-        let output_size_gb = output_bytes as f64 / GB;
+        let gb_sec = (input_bytes as f64 / GB + output_bytes as f64 / GB) * time_sec;
+        Usage::rounded(time_sec, input_bytes, output_bytes, gb_sec)
+    }
+
+    /// A month's totals, rounded as each run's figures are (sums of floats drift otherwise).
+    pub fn of_month(t: &UsageTotals) -> Usage {
+        Usage::rounded(t.time_sec, t.input_bytes, t.output_bytes, t.gb_sec)
+    }
+
+    fn rounded(time_sec: f64, input_bytes: u64, output_bytes: u64, gb_sec: f64) -> Usage {
         Usage {
             time_sec: round(time_sec, 3),
-            input_size_gb: round(input_size_gb, 9),
-            output_size_gb: round(output_size_gb, 9),
-            gb_sec: round((input_size_gb + output_size_gb) * time_sec, 9),
+            input_size_gb: round(input_bytes as f64 / GB, 9),
+            output_size_gb: round(output_bytes as f64 / GB, 9),
+            gb_sec: round(gb_sec, 9),
         }
     }
 }
 
-impl From<&UsageTotals> for Usage {
-    /// A month's totals, rounded as each run's figures are (sums of floats drift otherwise).
-    fn from(t: &UsageTotals) -> Usage {
-        Usage {
-            time_sec: round(t.time_sec, 3),
-            input_size_gb: round(t.input_bytes as f64 / GB, 9),
-            output_size_gb: round(t.output_bytes as f64 / GB, 9),
-            gb_sec: round(t.gb_sec, 9),
-        }
-    }
+/// What is left of the plan's monthly quota, in GB to six digits.
+pub fn remaining_gb(quota_bytes: u64, t: &UsageTotals) -> f64 {
+    round(quota_bytes.saturating_sub(t.input_bytes) as f64 / GB, 6)
 }
 
 fn round(x: f64, digits: i32) -> f64 {

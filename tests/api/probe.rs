@@ -280,4 +280,7 @@ async fn concurrent_charges_to_one_account_all_count() {
         let v = usage["usage"][k].as_f64().unwrap();
         assert_eq!(v, (v * 1e9).round() / 1e9, "{k}: {v}");
     }
+    let quota = usage["plan"]["monthly_quota_gb"].as_f64().unwrap();
+    let remaining = usage["remaining_gb"].as_f64().unwrap();
+    assert!((quota - charged - remaining).abs() < 1e-6, "{usage}");
 }

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::{account, state};
 use crate::clock;
 use crate::error::AppResult;
+use crate::metering;
 
 pub fn router() -> Router {
     Router::with_path("usage").get(usage)
@@ -18,12 +19,11 @@ async fn usage(depot: &mut Depot) -> AppResult<Json<Value>> {
     let (plan_name, plan) = state.plan_of(&account)?;
     let month = clock::month_key(time::OffsetDateTime::now_utc());
     let used = state.db.usage(&account.name, &month).await?;
-    let gb = |b: u64| b as f64 / 1_073_741_824.0;
     Ok(Json(json!({
         "ok": true,
         "month": month,
         "plan": { "name": plan_name, "max_file_size_mb": plan.max_file_size_mb, "monthly_quota_gb": plan.monthly_quota_gb },
-        "usage": crate::metering::Usage::from(&used),
-        "remaining_gb": ((plan.monthly_quota_gb - gb(used.input_bytes)).max(0.0) * 1e6).round() / 1e6,
+        "usage": metering::Usage::of_month(&used),
+        "remaining_gb": metering::remaining_gb(plan.monthly_quota_bytes(), &used),
     })))
 }

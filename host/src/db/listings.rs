@@ -2,8 +2,9 @@
 //!
 //! Only sound when this process is the database's one writer: the embedded stores (surrealkv
 //! locks its directory to one process). Every change to a directory's files then passes
-//! through `Db`, which calls `changed` after the write. A fill races with writes, so it is kept only when no write finished while its
-//! query ran (one counter for all directories: a busy writer costs hit rate, never truth).
+//! through `Db`, which calls `changed` once the write has ended. A fill races with writes,
+//! so it is kept only when no write ended while its query ran (one counter for all
+//! directories: a busy writer costs hit rate, never truth).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -324,25 +324,28 @@ impl Db {
     /// Marks every file of the directory for deletion and removes the directory record; the
     /// files' bytes and records are then removed by `sweep_deleting` (idempotent).
     pub async fn retire_directory(&self, dir_id: &str) -> DbResult<()> {
-        let _changed = self.changing(dir_id);
-        self.exec(
-            "BEGIN TRANSACTION;
-             UPDATE file SET state = 'deleting' WHERE dir_id = $d;
-             DELETE type::record('directory', $d);
-             COMMIT TRANSACTION;",
-            json!({ "d": dir_id }),
-        )
+        let vars = json!({ "d": dir_id });
+        self.write_files(dir_id, |db| async move {
+            db.exec(
+                "BEGIN TRANSACTION;
+                 UPDATE file SET state = 'deleting' WHERE dir_id = $d;
+                 DELETE type::record('directory', $d);
+                 COMMIT TRANSACTION;",
+                vars,
+            )
+            .await
+        })
         .await
     }
 
     // ---- files ----------------------------------------------------------------------------
 
     pub async fn create_file(&self, file: &FileRecord) -> DbResult<()> {
-        let _changed = self.changing(&file.dir_id);
-        self.exec(
-            "CREATE type::record('file', $f.object_id) CONTENT $f",
-            json!({ "f": file }),
-        )
+        let vars = json!({ "f": file });
+        self.write_files(&file.dir_id, |db| async move {
+            db.exec("CREATE type::record('file', $f.object_id) CONTENT $f", vars)
+                .await
+        })
         .await
     }
 
@@ -381,17 +384,25 @@ impl Db {
         Ok(files)
     }
 
-    /// Marks the listing of `dir_id` stale when dropped: after the write, whatever its outcome.
-    fn changing(&self, dir_id: &str) -> impl Drop + use<> {
-        struct Changed(Option<(std::sync::Arc<listings::Listings>, String)>);
-        impl Drop for Changed {
-            fn drop(&mut self) {
-                if let Some((listings, dir_id)) = &self.0 {
-                    listings.changed(dir_id);
-                }
-            }
-        }
-        Changed(self.listings.clone().map(|l| (l, dir_id.to_string())))
+    /// Runs a write to the files of `dir_id`, then drops the directory's kept listing. The
+    /// write runs as its own task, so a caller that goes away (a client hanging up) cannot
+    /// leave a write that commits after the listing was dropped.
+    async fn write_files<T, F>(&self, dir_id: &str, write: impl FnOnce(Db) -> F) -> DbResult<T>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = DbResult<T>> + Send + 'static,
+    {
+        let Some(listings) = self.listings.clone() else {
+            return write(self.clone()).await;
+        };
+        let (dir, write) = (dir_id.to_string(), write(self.clone()));
+        tokio::spawn(async move {
+            let outcome = write.await;
+            listings.changed(&dir);
+            outcome
+        })
+        .await
+        .map_err(|e| DbError::Other(format!("write to directory {dir_id} stopped: {e}")))?
     }
 
     /// Records a completed upload; `None` when the record is gone or being deleted.
@@ -412,12 +423,15 @@ impl Db {
 
     /// Hides a file at once; its bytes and record go next (`finish_delete`). Returns the record.
     pub async fn mark_deleting(&self, dir_id: &str, name: &str) -> DbResult<Option<FileRecord>> {
-        let _changed = self.changing(dir_id);
+        let vars = json!({ "d": dir_id, "n": name });
         let row: Option<Value> = self
-            .first(
-                "UPDATE file SET state = 'deleting' WHERE dir_id = $d AND file_name = $n AND state != 'deleting' RETURN AFTER",
-                json!({ "d": dir_id, "n": name }),
-            )
+            .write_files(dir_id, |db| async move {
+                db.first(
+                    "UPDATE file SET state = 'deleting' WHERE dir_id = $d AND file_name = $n AND state != 'deleting' RETURN AFTER",
+                    vars,
+                )
+                .await
+            })
             .await?;
         Ok(row.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
     }
