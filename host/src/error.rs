@@ -1,5 +1,5 @@
 //! The one error type at the HTTP edge. Each kind has its status and its message here, in one
-//! table, so the spec's messages live in one place. Every error renders as
+//! table, so the API's messages live in one place. Every error renders as
 //! `{ok:false, error, details?}`.
 
 use salvo::http::StatusCode;
@@ -17,12 +17,37 @@ pub enum AppError {
     BodyRequired,
     #[error("Task object is required in request body")]
     TaskRequired,
+    #[error("probe object is required in request body")]
+    ProbeRequired,
+    #[error("{0} is required")]
+    Required(&'static str),
     #[error("Invalid file_path format. Expected <dir_id>/<file_name>")]
     InvalidFilePath,
     #[error("Output filename '{0}' conflicts with an existing input file")]
     OutputConflict(String),
     #[error("All input files must be from the same directory")]
     MixedDirectories,
+    #[error("Task must have at least one input")]
+    NoInputs,
+    #[error("Task must have at least one output")]
+    NoOutputs,
+    #[error("A task may have at most {inputs} inputs and {outputs} outputs")]
+    TooManyFiles { inputs: usize, outputs: usize },
+    #[error("Invalid output file name '{0}'")]
+    InvalidOutputName(String),
+    #[error("webhook_url must be a string")]
+    WebhookUrlType,
+    /// A plugin's refusal, in its own words.
+    #[error("{0}")]
+    PluginRefused(String),
+    #[error("The command builder produced a command the host refuses: {0}")]
+    HostRefused(String),
+    /// The outbound client's refusal of a URL (scheme, address, port), in its words.
+    #[error("{0}")]
+    UrlRefused(String),
+    #[error("Could not fetch input URL: the server answered HTTP {0}")]
+    UrlStatus(u16),
+    /// A request field that does not parse, with what is wrong.
     #[error("{0}")]
     BadRequest(String),
 
@@ -53,28 +78,41 @@ pub enum AppError {
     DirectoryForbidden,
     #[error("Unauthorized access to job")]
     JobForbidden,
-    #[error("{0}")]
-    Forbidden(String),
+    #[error("Input URL is larger than {0} bytes")]
+    UrlTooLarge(u64),
+    #[error("Upload URL has expired")]
+    UploadUrlExpired,
+    #[error("Download URL has expired")]
+    DownloadUrlExpired,
+    #[error("Invalid URL signature")]
+    BadSignature,
 
     // 404
     #[error("Directory not found")]
     DirectoryNotFound,
     #[error("File not found in directory")]
     FileNotFound,
+    /// A file addressed by its own path (info, download, delete) or by a presigned URL.
+    #[error("File not found")]
+    FileMissing,
+    #[error("File has not been uploaded yet")]
+    NotUploaded,
     #[error("Job not found")]
     JobNotFound,
-    #[error("{0}")]
-    NotFound(String),
+    #[error("Not found")]
+    NotFound,
 
     // 409
     #[error("File '{0}' already exists in directory")]
     FileExists(String),
     #[error("Cannot cancel job in '{0}' status. Only pending jobs can be cancelled.")]
-    JobNotCancellable(String),
+    JobNotCancellable(&'static str),
 
     // 410
-    #[error("{0}")]
-    Gone(String),
+    #[error(
+        "POST /ffmpeg/run was removed on 28 February 2026. Use POST /file, PUT the bytes to the upload URL, then POST /ffmpeg/process"
+    )]
+    LegacyRunRemoved,
 
     // 413
     #[error("Request body is too large (limit {0} KB)")]
@@ -85,51 +123,80 @@ pub enum AppError {
     FfmpegFailed { code: i32, details: Option<String> },
     #[error("Failed to parse response")]
     ParseResponse,
-    #[error("{message}")]
-    Processing {
-        message: String,
-        details: Option<String>,
-    },
+    #[error("{what} timed out after {seconds} s")]
+    TimedOut { what: &'static str, seconds: u64 },
+    #[error("Outputs exceeded the limit of {max_bytes} bytes or {max_files} files")]
+    OutputsTooLarge { max_bytes: u64, max_files: usize },
+    #[error("FFmpeg produced no output file")]
+    NoOutputProduced,
+    #[error("Output '{0}' was created concurrently")]
+    OutputRace(String),
+    /// A plugin trapped, ran out of time or memory, or returned something unacceptable.
+    #[error("{0}")]
+    PluginFailed(String),
     #[error("Internal server error")]
     Internal(#[source] anyhow::Error),
 
     // 502, 503
-    #[error("{0}")]
-    Upstream(String),
-    #[error("{0}")]
-    Unavailable(String),
+    #[error("Could not fetch input URL: {0}")]
+    UrlUnreachable(String),
+    #[error("No {0} plugin is configured")]
+    NoPlugin(&'static str),
 }
 
 impl AppError {
     pub fn status(&self) -> StatusCode {
         use AppError::*;
         match self {
-            InvalidJson | BodyRequired | TaskRequired | InvalidFilePath | OutputConflict(_)
-            | MixedDirectories | BadRequest(_) => StatusCode::BAD_REQUEST,
+            InvalidJson
+            | BodyRequired
+            | TaskRequired
+            | ProbeRequired
+            | Required(_)
+            | InvalidFilePath
+            | OutputConflict(_)
+            | MixedDirectories
+            | NoInputs
+            | NoOutputs
+            | TooManyFiles { .. }
+            | InvalidOutputName(_)
+            | WebhookUrlType
+            | PluginRefused(_)
+            | HostRefused(_)
+            | UrlRefused(_)
+            | UrlStatus(_)
+            | BadRequest(_) => StatusCode::BAD_REQUEST,
             InvalidApiKey => StatusCode::UNAUTHORIZED,
             QuotaExceeded
             | QuotaInsufficient { .. }
             | FileTooLarge { .. }
             | DirectoryForbidden
             | JobForbidden
-            | Forbidden(_) => StatusCode::FORBIDDEN,
-            DirectoryNotFound | FileNotFound | JobNotFound | NotFound(_) => StatusCode::NOT_FOUND,
+            | UrlTooLarge(_)
+            | UploadUrlExpired
+            | DownloadUrlExpired
+            | BadSignature => StatusCode::FORBIDDEN,
+            DirectoryNotFound | FileNotFound | FileMissing | NotUploaded | JobNotFound
+            | NotFound => StatusCode::NOT_FOUND,
             FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
-            Gone(_) => StatusCode::GONE,
+            LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            FfmpegFailed { .. } | ParseResponse | Processing { .. } | Internal(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
-            Upstream(_) => StatusCode::BAD_GATEWAY,
-            Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            FfmpegFailed { .. }
+            | ParseResponse
+            | TimedOut { .. }
+            | OutputsTooLarge { .. }
+            | NoOutputProduced
+            | OutputRace(_)
+            | PluginFailed(_)
+            | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
+            NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
     pub fn details(&self) -> Option<&str> {
         match self {
-            AppError::FfmpegFailed { details, .. } | AppError::Processing { details, .. } => {
-                details.as_deref()
-            }
+            AppError::FfmpegFailed { details, .. } => details.as_deref(),
             _ => None,
         }
     }
@@ -160,6 +227,32 @@ pub fn number(x: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
+impl From<crate::net::NetError> for AppError {
+    fn from(e: crate::net::NetError) -> Self {
+        use crate::net::NetError;
+        match e {
+            NetError::Refused(m) => AppError::UrlRefused(m),
+            NetError::Status(code) => AppError::UrlStatus(code),
+            NetError::TooLarge { limit, .. } => AppError::UrlTooLarge(limit),
+            NetError::Transport(m) => AppError::UrlUnreachable(m),
+        }
+    }
+}
+
+impl From<crate::plugins::PluginError> for AppError {
+    fn from(e: crate::plugins::PluginError) -> Self {
+        use crate::plugins::PluginError;
+        match e {
+            PluginError::Refused { message, .. } => AppError::PluginRefused(message),
+            PluginError::Failed { .. } => {
+                tracing::warn!("{e}");
+                AppError::PluginFailed(e.to_string())
+            }
+            PluginError::Missing(world) => AppError::NoPlugin(world),
+        }
+    }
+}
+
 impl From<anyhow::Error> for AppError {
     fn from(e: anyhow::Error) -> Self {
         AppError::Internal(e)
@@ -187,7 +280,7 @@ mod tests {
             "File 'a.mp4' size (150 MB) exceeds plan (free) max file size limit of 100 MB."
         );
         assert_eq!(
-            AppError::JobNotCancellable("processing".into()).to_string(),
+            AppError::JobNotCancellable("processing").to_string(),
             "Cannot cancel job in 'processing' status. Only pending jobs can be cancelled."
         );
         assert_eq!(number(0.5), "0.5");

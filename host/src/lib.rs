@@ -1,20 +1,29 @@
 //! Mediaforge: a self-hosted media processing service whose replaceable logic runs as
 //! WebAssembly components. `main.rs` is the command line; `app` wires the server together.
 
+//!
+//! Layers call only downward: `api` (HTTP in and out, JSON views) → domain (`directories`,
+//! `files`, `jobs`, `pipeline`, `metering`) → `storage`, `db`, `net`, `plugins`, `media`
+//! (sandbox and runner); `task`, `usage`, `names`, `clock` are plain values any layer uses.
+
 pub mod api;
 pub mod app;
 pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod directories;
 pub mod error;
+pub mod files;
 pub mod jobs;
 pub mod media;
 pub mod metering;
 pub mod metrics;
 pub mod names;
 pub mod net;
+pub mod pipeline;
 pub mod plugins;
 pub mod storage;
 pub mod sweeper;
 pub mod task;
+pub mod usage;

@@ -76,12 +76,32 @@ fn plugin_check(file: &str) -> ExitCode {
     }
 }
 
+/// The service's own lines at `info`, its dependencies' at `warn` (SurrealDB and the storage
+/// engine are chatty at `info`). `MEDIAFORGE_LOG` takes a level for the service alone
+/// (`debug`) or a full filter (`info,mediaforge=debug`); `MEDIAFORGE_LOG_FORMAT=json` prints
+/// one JSON object a line.
 fn init_tracing() {
     use tracing_subscriber::EnvFilter;
-    let filter =
-        EnvFilter::try_from_env("MEDIAFORGE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let directives = log_filter(std::env::var("MEDIAFORGE_LOG").ok().as_deref());
+    let filter = EnvFilter::try_new(&directives).unwrap_or_else(|e| {
+        eprintln!("mediaforge: MEDIAFORGE_LOG={directives:?} is not a filter ({e}); using info");
+        EnvFilter::new(log_filter(None))
+    });
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    if std::env::var("MEDIAFORGE_LOG_FORMAT").as_deref() == Ok("json") {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+fn log_filter(given: Option<&str>) -> String {
+    match given.map(str::trim).filter(|g| !g.is_empty()) {
+        None => "warn,mediaforge=info".into(),
+        // A bare level is the service's level; dependencies stay quiet.
+        Some(level) if !level.contains(['=', ',']) => format!("warn,mediaforge={level}"),
+        Some(filter) => filter.into(),
+    }
 }

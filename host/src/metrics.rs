@@ -68,7 +68,10 @@ pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";
 pub const PLUGIN_SECONDS: &str = "mediaforge_plugin_call_seconds";
 
 /// The text exposition format, with the queue figures passed in.
-pub fn render(jobs_by_status: &[(String, u64)], oldest_pending_s: Option<f64>) -> String {
+pub fn render(
+    jobs_by_status: &[(crate::db::JobStatus, u64)],
+    oldest_pending_s: Option<f64>,
+) -> String {
     let r = REGISTRY.lock().expect("metrics lock");
     let mut out = String::new();
     out.push_str("# HELP mediaforge_http_requests_total HTTP requests by route and status.\n# TYPE mediaforge_http_requests_total counter\n");
@@ -119,7 +122,7 @@ pub fn render(jobs_by_status: &[(String, u64)], oldest_pending_s: Option<f64>) -
     }
     out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");
     for (status, n) in jobs_by_status {
-        let _ = writeln!(out, "mediaforge_jobs{{status=\"{status}\"}} {n}");
+        let _ = writeln!(out, "mediaforge_jobs{{status=\"{}\"}} {n}", status.as_str());
     }
     out.push_str("# HELP mediaforge_oldest_pending_job_seconds Age of the oldest pending job.\n# TYPE mediaforge_oldest_pending_job_seconds gauge\n");
     let _ = writeln!(

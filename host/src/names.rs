@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand::distr::Alphanumeric;
 
-/// Directory ids: `^[A-Za-z0-9_-]{1,64}$` (spec 2 and 4.12).
+/// Directory ids: `^[A-Za-z0-9_-]{1,64}$`.
 pub fn valid_dir_id(id: &str) -> bool {
     (1..=64).contains(&id.len())
         && id

@@ -50,7 +50,7 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
         let (plan_name, max_mb) = state.plan_of_dir(&file.dir_id).await;
         if max_mb > 0.0 {
             // As at first use: adopted, or deleted when over the plan's limit.
-            let _ = crate::api::files::uploaded(state, file, &plan_name, max_mb).await;
+            let _ = crate::files::adopt(state, file, &plan_name, max_mb).await;
         }
     }
     if let Some(local) = &state.local {

@@ -1,4 +1,4 @@
-//! The request shapes tenants send (spec section 2: Task; 4.7: probe), as the API parses them.
+//! The request shapes tenants send (a task, a probe configuration), as the API parses them.
 //! Unknown fields are ignored, as clients of the service we reimplement send extra ones.
 
 use salvo::oapi::ToSchema;

@@ -286,6 +286,14 @@ async fn webhooks_are_signed_retried_and_recorded() {
     assert!(view["webhook"]["delivered_at"].is_string());
     let got = receiver.requests();
     assert_eq!(got.len(), 3);
+    // Operators see the attempts: two retried, one delivered.
+    let metrics = s.metrics().await;
+    for line in [
+        "mediaforge_webhook_attempts_total{outcome=\"retry\"} 2",
+        "mediaforge_webhook_attempts_total{outcome=\"delivered\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} in:\n{metrics}");
+    }
     let id = got[0].header("webhook-id").unwrap().to_string();
     assert!(
         got.iter()

@@ -68,6 +68,10 @@ async fn legacy_run_is_gone_unless_enabled() {
     assert!(res.headers().contains_key("deprecation") && res.headers().contains_key("sunset"));
     let got: serde_json::Value = res.json().await.unwrap();
     assert_eq!(got["ok"], true, "{got}");
+    // What the old endpoint's clients read: `file` is the URL, `filename` the name.
+    let first = &got["result"][0];
+    assert_eq!(first["file"], first["download_url"], "{got}");
+    assert_eq!(first["filename"], "thumb.png", "{got}");
     let out = s.fetch_outputs(&got).await;
     assert_eq!(probe_bytes(&out[0].1, "png")["streams"][0]["width"], 320);
     // The same policy applies: an attack through the old route is refused too.

@@ -8,6 +8,7 @@ mod jobs;
 mod legacy;
 mod llm;
 mod ops;
+mod pipeline;
 mod plugin_host;
 mod probe;
 mod process;

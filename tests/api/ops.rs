@@ -49,15 +49,7 @@ async fn readiness_metrics_and_request_ids() {
         "{id}"
     );
 
-    let text = s
-        .http()
-        .get(s.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = s.metrics().await;
     for needle in [
         "mediaforge_http_requests_total{method=\"POST\",route=\"/ffmpeg/process\",status=\"200\"} 1",
         "mediaforge_http_requests_total{method=\"GET\",route=\"/directory\",status=\"401\"} 1",
@@ -145,6 +137,22 @@ async fn openapi_document_and_docs_ui() {
         assert!(op["security"].is_array(), "{method} {path} needs the key");
     }
     assert!(paths["/ffmpeg/process"]["post"]["requestBody"].is_object());
+    // The interface's version, not the server's.
+    assert_eq!(doc["info"]["version"], "1.0.0", "{}", doc["info"]);
+    // Handlers return the documented types, so each success names its schema.
+    for (path, method, status, schema) in [
+        ("/ffmpeg/process", "post", "200", "ProcessResponse"),
+        ("/ffmpeg/validate", "post", "200", "ValidateResponse"),
+        ("/ffmpeg/process/async", "post", "202", "Accepted"),
+        ("/job/{job_id}", "get", "200", "JobView"),
+        ("/usage", "get", "200", "UsageResponse"),
+    ] {
+        let response = &paths[path][method]["responses"][status];
+        assert!(
+            response.to_string().contains(schema),
+            "{method} {path} {status}: {response}"
+        );
+    }
     assert!(
         doc["components"]["schemas"]["Task"].is_object(),
         "{}",
@@ -154,4 +162,56 @@ async fn openapi_document_and_docs_ui() {
     let res = s.http().get(s.url("/docs/")).send().await.unwrap();
     assert_eq!(res.status(), 200);
     assert!(res.text().await.unwrap().to_lowercase().contains("swagger"));
+}
+
+#[tokio::test]
+async fn refused_uploads_always_get_their_answer() {
+    let s = Server::start().await;
+    let client = s.http().clone();
+    // Four keep-alive connections, each sending refused bodies of 100 KB to 5 MB in turn.
+    let mut workers = Vec::new();
+    for w in 0..4u32 {
+        let (client, base) = (client.clone(), s.url(""));
+        workers.push(tokio::spawn(async move {
+            for i in 0..13u32 {
+                let size = 100_000 + ((w * 13 + i) as usize * 389_017) % 4_900_000;
+                let (path, key) = if i % 3 == 0 {
+                    ("/blob/xyz?exp=1&max=1&sig=bad".to_string(), None)
+                } else {
+                    ("/v1/ffmpeg/run".to_string(), Some("Basic wrong-key"))
+                };
+                let mut req = client
+                    .request(
+                        if key.is_some() {
+                            reqwest::Method::POST
+                        } else {
+                            reqwest::Method::PUT
+                        },
+                        format!("{base}{path}"),
+                    )
+                    .header("content-type", "multipart/form-data; boundary=x")
+                    .body(vec![b'x'; size]);
+                if let Some(k) = key {
+                    req = req.header("Authorization", k);
+                }
+                let res = req
+                    .send()
+                    .await
+                    .unwrap_or_else(|e| panic!("{path} with {size} bytes: {e}"));
+                let status = res.status().as_u16();
+                let body: serde_json::Value = res.json().await.unwrap();
+                assert_eq!(body["ok"], false, "{body}");
+                match key {
+                    Some(_) => assert_eq!(
+                        (status, body["error"].as_str()),
+                        (401, Some("Invalid API key"))
+                    ),
+                    None => assert_eq!(status, 403, "{body}"),
+                }
+            }
+        }));
+    }
+    for w in workers {
+        w.await.unwrap();
+    }
 }

@@ -1,4 +1,4 @@
-//! The attack classes of SECURITY.md, each a row, through the real binary: no byte of a host
+//! The attack classes (plugins/command-builder/README.md, "Always refused"), each a row, through the real binary: no byte of a host
 //! file in any output or error, no request to a canary server, no write outside the job, no
 //! private address fetched, no endless run, and a misbehaving plugin that fails only its call.
 

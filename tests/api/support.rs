@@ -307,6 +307,12 @@ impl Server {
     pub fn http(&self) -> &reqwest::Client {
         &self.client
     }
+
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics(&self) -> String {
+        let res = self.client.get(self.url("/metrics")).send().await.unwrap();
+        res.text().await.unwrap()
+    }
 }
 
 impl Drop for Server {

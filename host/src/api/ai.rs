@@ -1,25 +1,26 @@
-//! The natural-language endpoints (spec 4.8–4.10, beta): the translator plugin turns the
+//! The natural-language endpoints (beta): the translator plugin turns the
 //! instructions and facts about each input into a task or a probe configuration, which then
-//! goes through exactly the same validation, command builder, sandbox, metering and quota as a
-//! hand-written one, and is returned as `generated_command` / `generated_probe`.
+//! runs through the same pipeline as a hand-written one (validation, command builder, sandbox,
+//! metering, quota) and is returned as `generated_command` / `generated_probe`.
 
 use std::sync::Arc;
 
 use salvo::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::jobs::{accepted, idempotency_key, webhook_url};
+use super::schemas::{Accepted, AiProcessResponse, ProbeResponse};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
-use crate::media::task::{self, Input, Resolved};
-use crate::media::{inspect, probe};
-use crate::metering;
+use crate::media::inspect;
+use crate::pipeline::{self, InputFile};
 use crate::plugins::PluginError;
-use crate::plugins::translator::facts_from_probe;
+use crate::plugins::facts_from_probe;
 use crate::task::{Source, Task, TaskInput, TaskOutput, source_of};
+use crate::{directories, pipeline::probe};
 
 const MAX_INSTRUCTIONS: usize = 2000;
 
@@ -43,7 +44,7 @@ fn instructions(body: &Value) -> AppResult<String> {
         Some(s) if !s.is_empty() => Err(AppError::BadRequest(format!(
             "instructions are limited to {MAX_INSTRUCTIONS} characters"
         ))),
-        _ => Err(AppError::BadRequest("instructions is required".into())),
+        _ => Err(AppError::Required("instructions")),
     }
 }
 
@@ -52,7 +53,7 @@ fn translation_error(e: PluginError) -> AppError {
         PluginError::Refused { message, .. } => {
             AppError::BadRequest(format!("Could not translate the instructions: {message}"))
         }
-        other => task::plugin_error(other),
+        other => other.into(),
     }
 }
 
@@ -87,7 +88,7 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
         }
     };
     // Inputs are checked and imported as for any task; the outputs are not known yet.
-    let probe_task = Task {
+    let inputs_only = Task {
         inputs,
         outputs: vec![TaskOutput {
             file: "pending-translation".into(),
@@ -97,12 +98,13 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
         filter_complex: None,
         output_dir_id,
     };
-    let mut resolved: Resolved = task::resolve(state, account, probe_task).await?;
-    task::import(state, &mut resolved).await?;
+    let resolved = pipeline::prepare(state, account, inputs_only).await?;
     let mut facts = Vec::new();
     let mut paths = Vec::new();
     for input in &resolved.inputs {
-        let Input::Stored(file) = input else { continue };
+        let InputFile::Stored(file) = &input.file else {
+            continue;
+        };
         let probed = inspect::inspect(state, file).await;
         facts.push(facts_from_probe(
             &file.file_name,
@@ -116,7 +118,7 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
     }
     let mut generated = state
         .plugins
-        .translate_task(&instructions, facts)
+        .translate_task(&instructions, &facts)
         .await
         .map_err(translation_error)?;
     for input in &mut generated.inputs {
@@ -135,40 +137,32 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
     Ok(generated)
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 200, body = super::schemas::AiProcessResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
-async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<AiProcessResponse>> {
     let state = state(depot);
     let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
     let generated = translate(&state, &account, &body).await?;
-    let resolved = task::resolve(&state, &account, generated.clone()).await?;
-    let done = task::execute(&state, &resolved, None).await?;
-    metering::charge(
-        &state,
-        &account.name,
-        done.input_bytes,
-        done.output_bytes,
-        &done.usage,
-    )
-    .await?;
-    Ok(Json(
-        json!({ "ok": true, "result": done.result, "usage": done.usage, "generated_command": generated }),
-    ))
+    let done = pipeline::run_now(&state, &account, generated.clone()).await?;
+    Ok(Json(AiProcessResponse {
+        ok: true,
+        result: pipeline::links(&state, &done.outputs).await?,
+        usage: done.usage,
+        generated_command: generated,
+    }))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn process_async(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Accepted>> {
     let state: Arc<AppState> = state(depot);
     let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
     let hook = webhook_url(&body)?;
     let generated = translate(&state, &account, &body).await?;
-    let generated_json =
-        serde_json::to_value(&generated).map_err(|e| AppError::Internal(e.into()))?;
     let job = jobs::submit(
         &state,
         Submission {
@@ -176,19 +170,15 @@ async fn process_async(
             task: generated,
             webhook_url: hook,
             idempotency_key: idempotency_key(req),
-            generated_command: Some(generated_json.clone()),
+            generated: true,
         },
     )
     .await?;
-    Ok(accepted(
-        res,
-        &job,
-        Some(("generated_command", generated_json)),
-    ))
+    Ok(accepted(res, &job))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, responses((status_code = 200, body = super::schemas::ProbeResponse)), status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
-async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProbeResponse>> {
     let state = state(depot);
     let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
@@ -196,11 +186,11 @@ async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>>
     let file_path = body
         .get("file_path")
         .and_then(Value::as_str)
-        .ok_or_else(|| AppError::BadRequest("file_path is required".into()))?
+        .ok_or(AppError::Required("file_path"))?
         .to_string();
     let facts = match source_of(&file_path).ok_or(AppError::InvalidFilePath)? {
         Source::Stored { dir_id, file_name } => {
-            super::directories::owned_directory(&state, &account, dir_id).await?;
+            directories::owned(&state, &account, dir_id).await?;
             let file = state
                 .db
                 .file(dir_id, file_name)
@@ -214,11 +204,11 @@ async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>>
     };
     let generated = state
         .plugins
-        .translate_probe(&instructions, facts)
+        .translate_probe(&instructions, &facts)
         .await
         .map_err(translation_error)?;
     let probed = probe::analyze(&state, &account, &file_path, generated.clone()).await?;
     let mut out = super::probe::probed_body(probed);
-    out["generated_probe"] = json!(generated);
+    out.generated_probe = Some(generated);
     Ok(Json(out))
 }

@@ -2,17 +2,17 @@
 //! a download. No API key: the URL's signature is the credential.
 
 use futures_util::StreamExt;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
-use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
+use super::schemas::Uploaded;
 use super::state;
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{FileRecord, FileState};
 use crate::error::{AppError, AppResult};
+use crate::storage::attachment::{content_disposition, guess_type};
 use crate::storage::local::LocalStore;
 use crate::storage::presign::{Grant, Method, Rejection};
 
@@ -24,10 +24,7 @@ pub fn router() -> Router {
 }
 
 fn local(state: &AppState) -> AppResult<&LocalStore> {
-    state
-        .local
-        .as_deref()
-        .ok_or_else(|| AppError::NotFound("Not found".into()))
+    state.local.as_deref().ok_or(AppError::NotFound)
 }
 
 fn verify(store: &LocalStore, method: Method, req: &Request) -> AppResult<Grant> {
@@ -37,25 +34,24 @@ fn verify(store: &LocalStore, method: Method, req: &Request) -> AppResult<Grant>
         .signer()
         .verify(method, &object, query, clock::unix_now())
         .map_err(|r| match (r, method) {
-            (Rejection::Expired, Method::Put) => {
-                AppError::Forbidden("Upload URL has expired".into())
-            }
-            (Rejection::Expired, Method::Get) => {
-                AppError::Forbidden("Download URL has expired".into())
-            }
-            _ => AppError::Forbidden("Invalid URL signature".into()),
+            (Rejection::Expired, Method::Put) => AppError::UploadUrlExpired,
+            (Rejection::Expired, Method::Get) => AppError::DownloadUrlExpired,
+            _ => AppError::BadSignature,
         })
 }
 
 /// The file behind an object, if its directory is still alive.
 async fn live_file(state: &AppState, object: &str) -> AppResult<FileRecord> {
-    let missing = || AppError::NotFound("File not found".into());
-    let file = state.db.file_by_object(object).await?.ok_or_else(missing)?;
+    let file = state
+        .db
+        .file_by_object(object)
+        .await?
+        .ok_or(AppError::FileMissing)?;
     state
         .db
         .directory(&file.dir_id, clock::now_ms())
         .await?
-        .ok_or_else(missing)?;
+        .ok_or(AppError::FileMissing)?;
     Ok(file)
 }
 
@@ -64,7 +60,7 @@ async fn upload(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Uploaded>> {
     let result = receive_upload(req, depot).await;
     if result.is_err() {
         // The body may be partly unread: the connection cannot carry another request.
@@ -74,10 +70,7 @@ async fn upload(
     result
 }
 
-async fn receive_upload(
-    req: &mut Request,
-    depot: &mut Depot,
-) -> AppResult<Json<serde_json::Value>> {
+async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Uploaded>> {
     let state = state(depot);
     let store = local(&state)?;
     let grant = verify(store, Method::Put, req)?;
@@ -130,13 +123,13 @@ async fn receive_upload(
     else {
         // Deleted while uploading: the bytes must not outlive the record.
         let _ = crate::storage::ObjectStore::delete(store, &grant.object).await;
-        return Err(AppError::NotFound("File not found".into()));
+        return Err(AppError::FileMissing);
     };
-    Ok(Json(json!({
-        "ok": true,
-        "file_path": format!("{}/{}", file.dir_id, file.file_name),
-        "file_size": written,
-    })))
+    Ok(Json(Uploaded {
+        ok: true,
+        file_path: format!("{}/{}", file.dir_id, file.file_name),
+        file_size: written,
+    }))
 }
 
 enum Received {
@@ -173,7 +166,7 @@ async fn download(req: &mut Request, depot: &mut Depot, res: &mut Response) -> A
     let grant = verify(store, Method::Get, req)?;
     let file = live_file(&state, &grant.object).await?;
     if file.state != FileState::Ready {
-        return Err(AppError::NotFound("File not found".into()));
+        return Err(AppError::FileMissing);
     }
     let mime = file
         .content_type
@@ -184,36 +177,12 @@ async fn download(req: &mut Request, depot: &mut Depot, res: &mut Response) -> A
         .content_type(mime)
         .build()
         .await
-        .map_err(|_| AppError::NotFound("File not found".into()))?;
-    named.set_content_disposition(content_disposition(&file.file_name));
+        .map_err(|_| AppError::FileMissing)?;
+    let disposition = HeaderValue::from_str(&content_disposition(&file.file_name))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    named.set_content_disposition(disposition);
     named
         .send_with_method(req.method(), req.headers(), res)
         .await;
     Ok(())
-}
-
-/// `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, so no tenant
-/// name can break out of the header or be rendered inline as HTML.
-pub fn content_disposition(name: &str) -> HeaderValue {
-    let fallback: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let encoded = utf8_percent_encode(name, NON_ALPHANUMERIC);
-    HeaderValue::from_str(&format!(
-        "attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"
-    ))
-    .unwrap_or_else(|_| HeaderValue::from_static("attachment"))
-}
-
-pub fn guess_type(name: &str) -> Option<String> {
-    mime_guess::from_path(name)
-        .first()
-        .map(|m| m.essence_str().to_string())
 }

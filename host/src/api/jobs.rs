@@ -1,4 +1,4 @@
-//! Async jobs (spec 4.3–4.6): POST /ffmpeg/process/async, GET /jobs, GET and DELETE
+//! Async jobs: POST /ffmpeg/process/async, GET /jobs, GET and DELETE
 //! /job/{jobId}, and GET /job/{jobId}/events (server-sent events until the job ends).
 
 use std::convert::Infallible;
@@ -10,12 +10,14 @@ use salvo::sse::{self, SseEvent};
 use serde_json::{Value, json};
 
 use super::process::task_from;
+use super::schemas::{Accepted, JobEntry, JobList, JobView, Message, Pagination, WebhookView};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::clock;
-use crate::db::{Account, Job, ListQuery};
+use crate::db::{Account, Job, JobStatus, ListQuery};
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
+use crate::pipeline;
 
 pub fn router() -> Router {
     Router::new()
@@ -33,7 +35,7 @@ pub fn webhook_url(body: &Value) -> AppResult<Option<String>> {
     match body.get("webhook_url") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(AppError::BadRequest("webhook_url must be a string".into())),
+        Some(_) => Err(AppError::WebhookUrlType),
     }
 }
 
@@ -44,22 +46,23 @@ pub fn idempotency_key(req: &Request) -> Option<String> {
         .map(str::to_string)
 }
 
-/// 202 `{ok, job_id, status}`.
-pub fn accepted(res: &mut Response, job: &Job, extra: Option<(&str, Value)>) -> Json<Value> {
+/// 202 `{ok, job_id, status}` (and the derived task of a natural-language job).
+pub fn accepted(res: &mut Response, job: &Job) -> Json<Accepted> {
     res.status_code(StatusCode::ACCEPTED);
-    let mut body = json!({ "ok": true, "job_id": job.job_id, "status": job.status });
-    if let Some((k, v)) = extra {
-        body[k] = v;
-    }
-    Json(body)
+    Json(Accepted {
+        ok: true,
+        job_id: job.job_id.clone(),
+        status: job.status.as_str().into(),
+        generated_command: job.generated_command.clone(),
+    })
 }
 
-#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = super::schemas::Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502), security(("api_key" = [])))]
 pub async fn submit(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Accepted>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
     let task = task_from(&body)?;
@@ -71,34 +74,35 @@ pub async fn submit(
             task,
             webhook_url: webhook_url(&body)?,
             idempotency_key: idempotency_key(req),
-            generated_command: None,
+            generated: false,
         },
     )
     .await?;
-    Ok(accepted(res, &job, None))
+    Ok(accepted(res, &job))
 }
 
-const STATUSES: [&str; 5] = ["pending", "processing", "completed", "failed", "cancelled"];
-
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobList)), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
-async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+#[endpoint(tags("jobs"), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
+async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobList>> {
     let state = state(depot);
     let account = account(depot);
     let q = |name: &str| req.queries().get(name).cloned();
     let statuses = match q("status") {
         None => None,
         Some(raw) => {
-            let wanted: Vec<String> = raw
+            let wanted = raw
                 .split(',')
-                .map(|s| s.trim().to_string())
+                .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .collect();
-            if let Some(bad) = wanted.iter().find(|s| !STATUSES.contains(&s.as_str())) {
-                return Err(AppError::BadRequest(format!(
-                    "Invalid status '{bad}': use a comma-separated list of {}",
-                    STATUSES.join(", ")
-                )));
-            }
+                .map(|s| {
+                    JobStatus::parse(s).ok_or_else(|| {
+                        let all: Vec<&str> = JobStatus::ALL.iter().map(|v| v.as_str()).collect();
+                        AppError::BadRequest(format!(
+                            "Invalid status '{s}': use a comma-separated list of {}",
+                            all.join(", ")
+                        ))
+                    })
+                })
+                .collect::<AppResult<Vec<_>>>()?;
             (!wanted.is_empty()).then_some(wanted)
         }
     };
@@ -141,16 +145,16 @@ async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value
             ascending,
         })
         .await?;
-    Ok(Json(json!({
-        "ok": true,
-        "jobs": jobs.iter().map(jobs::list_entry).collect::<Vec<_>>(),
-        "pagination": {
-            "total": total,
-            "limit": limit,
-            "offset": offset,
-            "has_more": (offset as u64 + jobs.len() as u64) < total,
+    Ok(Json(JobList {
+        ok: true,
+        pagination: Pagination {
+            total,
+            limit,
+            offset,
+            has_more: (offset as u64 + jobs.len() as u64) < total,
         },
-    })))
+        jobs: jobs.iter().map(list_entry).collect(),
+    }))
 }
 
 /// The caller's job: 404 when unknown, 403 when another account's.
@@ -170,37 +174,36 @@ async fn owned_job(state: &AppState, account: &Account, req: &Request) -> AppRes
     Ok(job)
 }
 
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::JobView)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
-async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
+async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobView>> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), req).await?;
-    Ok(Json(jobs::job_view(&state, &job).await))
+    Ok(Json(job_view(&state, &job).await?))
 }
 
-#[endpoint(tags("jobs"), responses((status_code = 200, body = super::schemas::Message)), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
-async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Value>> {
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
+async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>> {
     let state = state(depot);
-    // DELETE lists no 403 (spec 4.6): another account's job is simply not found.
+    // DELETE documents no 403: another account's job is simply not found.
     let job = match owned_job(&state, &account(depot), req).await {
         Err(AppError::JobForbidden) => return Err(AppError::JobNotFound),
         other => other?,
     };
     // One statement that re-checks `pending`: a cancel racing a worker's claim ends in
     // exactly one of the two.
-    match state.db.cancel_job(&job.job_id, clock::now_ms()).await? {
-        Some(_) => Ok(Json(
-            json!({ "ok": true, "message": "Job cancelled successfully" }),
-        )),
-        None => {
-            let now = state
-                .db
-                .job(&job.job_id)
-                .await?
-                .map(|j| j.status)
-                .unwrap_or(job.status);
-            Err(AppError::JobNotCancellable(now))
-        }
+    if state.db.cancel_job(&job.job_id, clock::now_ms()).await? {
+        return Ok(Json(Message {
+            ok: true,
+            message: "Job cancelled successfully".into(),
+        }));
     }
+    let now = state
+        .db
+        .job(&job.job_id)
+        .await?
+        .map(|j| j.status)
+        .unwrap_or(job.status);
+    Err(AppError::JobNotCancellable(now.as_str()))
 }
 
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
@@ -215,14 +218,13 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
             }
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;
-                let view = jobs::job_view(&state, &job).await;
-                let snapshot =
-                    json!({ "status": view["status"], "progress": view.get("progress") });
+                let view = job_view(&state, &job).await.ok()?;
+                let snapshot = json!({ "status": view.status, "progress": view.progress });
                 if last.as_ref() != Some(&snapshot) {
-                    let terminal = jobs::is_terminal(&job.status);
+                    let terminal = job.status.is_terminal();
                     let event = SseEvent::default()
                         .name(if terminal { "end" } else { "status" })
-                        .text(view.to_string());
+                        .text(serde_json::to_string(&view).unwrap_or_default());
                     return Some((
                         Ok::<_, Infallible>(event),
                         (state, id, Some(snapshot), terminal),
@@ -234,4 +236,50 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
     );
     sse::stream(res, stream);
     Ok(())
+}
+
+/// GET /job/{jobId} in each state's shape (fields by status, as the README shows), plus progress and webhook delivery.
+pub async fn job_view(state: &AppState, job: &Job) -> AppResult<JobView> {
+    let completed = job.status == JobStatus::Completed;
+    let failed = job.status == JobStatus::Failed;
+    let result = match (&job.result, completed) {
+        (Some(outputs), true) => Some(pipeline::links(state, outputs).await?),
+        _ => None,
+    };
+    Ok(JobView {
+        ok: !matches!(job.status, JobStatus::Failed | JobStatus::Cancelled),
+        job_id: job.job_id.clone(),
+        status: job.status.as_str().into(),
+        task: job.task.clone(),
+        generated_command: job.generated_command.clone(),
+        progress: job.progress.filter(|_| job.status == JobStatus::Processing),
+        result,
+        usage: job.usage.filter(|_| completed),
+        command: job.command.clone().filter(|_| completed),
+        error: failed.then(|| job.error.clone().unwrap_or_else(|| "Job failed".into())),
+        details: job.details.clone().filter(|_| failed),
+        webhook: job.webhook.as_ref().map(|w| WebhookView {
+            url: job.webhook_url.clone(),
+            state: w.state.as_str().into(),
+            attempts: w.attempts,
+            last_status: w.last_status,
+            last_error: w.last_error.clone(),
+            delivered_at: w.delivered_at.map(clock::ms_rfc3339),
+        }),
+    })
+}
+
+/// An entry of GET /jobs.
+fn list_entry(job: &Job) -> JobEntry {
+    JobEntry {
+        id: job.job_id.clone(),
+        status: job.status.as_str().into(),
+        webhook_url: job.webhook_url.clone(),
+        created_at: clock::ms_rfc3339(job.created_at),
+        updated_at: clock::ms_rfc3339(job.updated_at),
+        completed_at: job.completed_at.map(clock::ms_rfc3339),
+        input_count: job.input_count,
+        output_count: job.output_count,
+        has_error: job.error.is_some(),
+    }
 }

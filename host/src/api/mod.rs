@@ -40,7 +40,54 @@ pub fn service(state: Arc<AppState>) -> Service {
         .push(SwaggerUi::new("/openapi.json").into_router("docs"));
     Service::new(router)
         .hoop(access_log)
+        .hoop(settle_body)
         .catcher(Catcher::new(json_catcher))
+}
+
+/// Most of a refused request's unread body that is read and dropped before answering.
+const DRAIN_MAX: usize = 8 * 1024 * 1024;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A request refused before its body was read (a wrong key, a size over the plan) leaves bytes
+/// unread; closing a socket with unread bytes makes the kernel reset it, which can destroy the
+/// response in flight. So the rest of such a body is read and dropped (bounded in bytes and
+/// time); past the bounds the connection is announced to close instead.
+#[handler]
+async fn settle_body(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    ctrl.call_next(req, depot, res).await;
+    let refused = res
+        .status_code
+        .is_some_and(|s| s.is_client_error() || s.is_server_error());
+    if !refused {
+        return;
+    }
+    use futures_util::StreamExt;
+    let mut body = req.take_body();
+    let drained = tokio::time::timeout(DRAIN_TIME, async {
+        let mut seen = 0;
+        while let Some(frame) = body.next().await {
+            let Ok(Ok(data)) = frame.map(|f| f.into_data()) else {
+                return false;
+            };
+            seen += data.len();
+            if seen > DRAIN_MAX {
+                return false;
+            }
+        }
+        true
+    })
+    .await;
+    if drained != Ok(true) {
+        res.headers_mut().insert(
+            salvo::http::header::CONNECTION,
+            salvo::http::HeaderValue::from_static("close"),
+        );
+    }
 }
 
 /// One log line and one metric per request, under a request id (the caller's `X-Request-Id`
@@ -81,13 +128,24 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     );
 }
 
+/// The version of the HTTP interface this server implements.
+pub const API_VERSION: &str = "1.0.0";
+
 /// The OpenAPI document, generated from the endpoints' declarations (one copy of the routes;
 /// every path also answers under `/v1`).
 pub fn openapi() -> OpenApi {
     use salvo::oapi::SecurityScheme;
     use salvo::oapi::security::{ApiKey, ApiKeyValue};
     salvo::oapi::naming::set_namer(salvo::oapi::naming::FlexNamer::new().short_mode(true));
-    OpenApi::new("Mediaforge", env!("CARGO_PKG_VERSION"))
+    // `info.version` is the interface's version; the product's own is in the description.
+    OpenApi::new("Mediaforge", API_VERSION)
+        .info(
+            salvo::oapi::Info::new("Mediaforge", API_VERSION).description(concat!(
+                "Self-hosted media processing API. Server version ",
+                env!("CARGO_PKG_VERSION"),
+                "."
+            )),
+        )
         .add_security_scheme(
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(

@@ -1,15 +1,18 @@
-//! Shapes of request and response bodies as the OpenAPI document shows them (spec sections 2
-//! and 4). Handlers build their JSON directly; these types only document it, and the black-box
-//! tests hold the two together.
+//! The bodies handlers return, and the request shapes the OpenAPI document shows. Handlers build these types, so the document cannot drift from the
+//! responses; requests are parsed field by field (for the API's exact messages) and documented here.
 
-#![allow(dead_code)]
+use std::collections::BTreeMap;
 
 use salvo::oapi::{Components, Content, EndpointOutRegister, Operation, ToSchema};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use crate::db::Progress;
 use crate::error::AppError;
+pub use crate::pipeline::OutputLink;
+pub use crate::plugins::types::PolicyDecision;
 use crate::task::{ProbeConfig, Task};
+pub use crate::usage::Usage;
 
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
@@ -21,22 +24,6 @@ pub struct ErrorBody {
 }
 
 #[derive(Serialize, ToSchema)]
-pub struct Usage {
-    pub time_sec: f64,
-    pub input_size_gb: f64,
-    pub output_size_gb: f64,
-    pub gb_sec: f64,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct OutputFile {
-    pub file_name: String,
-    pub size_bytes: u64,
-    /// Presigned GET URL, valid `storage.download_url_ttl_s` seconds.
-    pub download_url: String,
-}
-
-#[derive(Serialize, ToSchema)]
 pub struct ProcessRequest {
     pub task: Task,
 }
@@ -44,15 +31,8 @@ pub struct ProcessRequest {
 #[derive(Serialize, ToSchema)]
 pub struct ProcessResponse {
     pub ok: bool,
-    pub result: Vec<OutputFile>,
+    pub result: Vec<OutputLink>,
     pub usage: Usage,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Decision {
-    pub subject: String,
-    pub allowed: bool,
-    pub reason: String,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -60,7 +40,7 @@ pub struct ValidateResponse {
     pub ok: bool,
     /// The argv that would run, with your own file names.
     pub command: Vec<String>,
-    pub decisions: Vec<Decision>,
+    pub decisions: Vec<PolicyDecision>,
     pub output_dir_id: Option<String>,
 }
 
@@ -78,6 +58,7 @@ pub struct Accepted {
     /// `pending`.
     pub status: String,
     /// Natural-language submissions only: the derived task.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub generated_command: Option<Task>,
 }
 
@@ -88,17 +69,40 @@ pub struct JobView {
     pub job_id: String,
     /// pending, processing, completed, failed or cancelled.
     pub status: String,
-    pub task: Option<Task>,
-    /// While processing: `processed_sec` and `percent`.
-    pub progress: Option<Value>,
+    pub task: Task,
+    /// Natural-language jobs only: the derived task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated_command: Option<Task>,
+    /// While processing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
     /// When completed.
-    pub result: Option<Vec<OutputFile>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Vec<OutputLink>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// When completed: the argv that ran, with your own file names (as the dry run shows it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
     /// When failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
     /// Delivery of the callback, when a webhook_url was given.
-    pub webhook: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<WebhookView>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WebhookView {
+    pub url: Option<String>,
+    /// pending, delivering, delivered or failed.
+    pub state: String,
+    pub attempts: u32,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+    pub delivered_at: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -146,11 +150,13 @@ pub struct ProbeRequest {
 pub struct ProbeResponse {
     pub ok: bool,
     /// When ffprobe could not read the input.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// ffprobe's JSON, only the sections and fields asked for.
     pub result: Value,
     pub usage: Usage,
     /// Natural-language requests only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub generated_probe: Option<ProbeConfig>,
 }
 
@@ -172,9 +178,41 @@ pub struct AiProcessRequest {
 #[derive(Serialize, ToSchema)]
 pub struct AiProcessResponse {
     pub ok: bool,
-    pub result: Vec<OutputFile>,
+    pub result: Vec<OutputLink>,
     pub usage: Usage,
     pub generated_command: Task,
+}
+
+/// POST /ffmpeg/run (deprecated).
+#[derive(Serialize, ToSchema)]
+pub struct LegacyResponse {
+    pub ok: bool,
+    pub result: Vec<LegacyOutput>,
+}
+
+/// An output as the old endpoint's clients read it: they take `file` as the URL (some read
+/// `filename`), so both stand beside the current fields.
+#[derive(Serialize, ToSchema)]
+pub struct LegacyOutput {
+    pub file_name: String,
+    pub size_bytes: u64,
+    pub download_url: String,
+    /// The download URL again.
+    pub file: String,
+    /// The output's name again.
+    pub filename: String,
+}
+
+impl From<OutputLink> for LegacyOutput {
+    fn from(o: OutputLink) -> LegacyOutput {
+        LegacyOutput {
+            file: o.download_url.clone(),
+            filename: o.file_name.clone(),
+            file_name: o.file_name,
+            size_bytes: o.size_bytes,
+            download_url: o.download_url,
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -204,7 +242,7 @@ pub struct Upload {
     /// PUT the raw bytes here, with every header of `headers`.
     pub url: String,
     pub method: String,
-    pub headers: std::collections::BTreeMap<String, String>,
+    pub headers: BTreeMap<String, String>,
     #[serde(rename = "expiresInSeconds")]
     pub expires_in_seconds: u64,
 }
@@ -301,13 +339,28 @@ pub struct FilesResponse {
 }
 
 #[derive(Serialize, ToSchema)]
+pub struct PlanView {
+    pub name: String,
+    pub max_file_size_mb: f64,
+    pub monthly_quota_gb: f64,
+}
+
+#[derive(Serialize, ToSchema)]
 pub struct UsageResponse {
     pub ok: bool,
     /// `YYYY-MM` (UTC).
     pub month: String,
-    pub plan: Value,
-    pub usage: Value,
+    pub plan: PlanView,
+    pub usage: Usage,
     pub remaining_gb: f64,
+}
+
+/// The answer to a PUT on a presigned upload URL.
+#[derive(Serialize, ToSchema)]
+pub struct Uploaded {
+    pub ok: bool,
+    pub file_path: String,
+    pub file_size: u64,
 }
 
 /// Every endpoint may answer with the error shape; which statuses apply is narrowed per endpoint.

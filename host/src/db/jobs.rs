@@ -6,12 +6,77 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Db, DbError, DbResult, UsageTotals};
+use super::{Db, DbError, DbResult};
+use crate::task::Task;
+use crate::usage::{Charge, Usage};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    Pending,
+    Processing,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivering => "delivering",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Failed => "failed",
+        }
+    }
+}
+
+impl JobStatus {
+    pub const ALL: [JobStatus; 5] = [
+        JobStatus::Pending,
+        JobStatus::Processing,
+        JobStatus::Completed,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Pending => "pending",
+            JobStatus::Processing => "processing",
+            JobStatus::Completed => "completed",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobStatus> {
+        JobStatus::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            JobStatus::Completed | JobStatus::Failed | JobStatus::Cancelled
+        )
+    }
+}
+
+/// Where a job's callback stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryState {
+    /// Due at `next_at`.
+    #[default]
+    Pending,
+    Delivering,
+    Delivered,
+    Failed,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Webhook {
-    /// `pending` (due at `next_at`), `delivering`, `delivered` or `failed`.
-    pub state: String,
+    pub state: DeliveryState,
     pub event_id: String,
     pub attempts: u32,
     pub last_status: Option<u16>,
@@ -21,42 +86,78 @@ pub struct Webhook {
     pub lease_until: i64,
 }
 
+/// One input of a queued run: the stored file it reads (URL inputs were imported at
+/// submission) and the name `@{name}` means, fixed when the task was resolved.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct QueuedInput {
+    pub name: String,
+    pub dir_id: String,
+    pub file_name: String,
+}
+
+/// What a worker needs beyond the task to run it exactly as it was resolved.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct QueuedRun {
+    pub inputs: Vec<QueuedInput>,
+    pub output_dir_id: String,
+}
+
+/// An output as a job keeps it: URLs are made when shown, so they are always fresh.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredOutput {
+    pub file_name: String,
+    pub size_bytes: u64,
+    pub object_id: String,
+}
+
+/// A running job's progress.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, salvo::oapi::ToSchema)]
+pub struct Progress {
+    pub processed_sec: f64,
+    /// Of the first input's duration, when known.
+    pub percent: Option<f64>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
     pub job_id: String,
     pub account: String,
-    pub status: String,
+    pub status: JobStatus,
     /// The task as submitted (or as derived from instructions).
-    pub task: Value,
-    /// The task as it runs: URL inputs replaced by their imports, output directory fixed.
-    pub exec: Value,
+    pub task: Task,
+    pub run: QueuedRun,
     #[serde(default)]
-    pub generated_command: Option<Value>,
+    pub generated_command: Option<Task>,
     pub webhook_url: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
     pub completed_at: Option<i64>,
     pub input_count: u32,
     pub output_count: u32,
-    pub result: Option<Value>,
-    pub usage: Option<Value>,
+    pub result: Option<Vec<StoredOutput>>,
+    pub usage: Option<Usage>,
+    /// The argv that ran, with the tenant's own names (as the dry run shows it).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
     pub error: Option<String>,
     pub details: Option<String>,
     pub lease_token: Option<String>,
     pub lease_until: i64,
     pub attempts: u32,
-    pub progress: Option<Value>,
+    pub progress: Option<Progress>,
     pub idem: Option<String>,
     pub webhook: Option<Webhook>,
 }
 
 /// How a job ends.
-pub enum Outcome<'a> {
+pub enum JobEnd<'a> {
     Completed {
-        result: Value,
-        usage: Value,
-        output_count: u32,
-        charge: &'a UsageTotals,
+        result: &'a [StoredOutput],
+        usage: &'a Usage,
+        command: &'a [String],
+        /// Charged in the same transaction.
+        account: &'a str,
+        charge: &'a Charge,
         month: &'a str,
     },
     Failed {
@@ -67,7 +168,7 @@ pub enum Outcome<'a> {
 
 pub struct ListQuery<'a> {
     pub account: &'a str,
-    pub statuses: Option<Vec<String>>,
+    pub statuses: Option<Vec<JobStatus>>,
     pub limit: u32,
     pub offset: u32,
     pub ascending: bool,
@@ -158,7 +259,7 @@ impl Db {
         job_id: &str,
         token: &str,
         until: i64,
-        progress: Option<&Value>,
+        progress: Option<&Progress>,
     ) -> DbResult<bool> {
         let row: Option<Value> = self
             .first(
@@ -192,52 +293,58 @@ impl Db {
         job_id: &str,
         token: &str,
         now: i64,
-        outcome: Outcome<'_>,
+        end: JobEnd<'_>,
     ) -> DbResult<bool> {
-        let (status, result, usage, output_count, error, details, charge) = match &outcome {
-            Outcome::Completed {
-                result,
-                usage,
-                output_count,
-                charge,
-                month,
-            } => (
-                "completed",
-                Some(result),
-                Some(usage),
-                *output_count,
-                None,
-                None,
-                Some((charge, month)),
-            ),
-            Outcome::Failed { error, details } => {
-                ("failed", None, None, 0, Some(error), details.as_ref(), None)
-            }
+        let (status, completed, failed) = match &end {
+            JobEnd::Completed { .. } => (JobStatus::Completed, Some(&end), None),
+            JobEnd::Failed { .. } => (JobStatus::Failed, None, Some(&end)),
         };
-        let vars = json!({
+        let mut vars = json!({
             "id": job_id, "t": token, "now": now, "status": status,
-            "result": result, "usage": usage, "oc": output_count, "error": error, "details": details,
-            "event": format!("evt_{job_id}_{status}"),
-            "charge": charge.map(|(c, _)| c), "month": charge.map(|(_, m)| m), "charged": charge.is_some(),
+            "event": format!("evt_{job_id}_{}", status.as_str()),
+            "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "oc": 0,
+            "error": None::<String>, "details": None::<String>, "charge": None::<Value>, "a": None::<Value>, "m": None::<Value>, "charged": false,
         });
+        if let Some(JobEnd::Completed {
+            result,
+            usage,
+            command,
+            account,
+            charge,
+            month,
+        }) = completed
+        {
+            vars["result"] = json!(result);
+            vars["usage"] = json!(usage);
+            vars["command"] = json!(command);
+            vars["oc"] = json!(result.len());
+            vars["charge"] = json!(charge);
+            vars["a"] = json!(account);
+            vars["m"] = json!(month);
+            vars["charged"] = json!(true);
+        }
+        if let Some(JobEnd::Failed { error, details }) = failed {
+            vars["error"] = json!(error);
+            vars["details"] = json!(details);
+        }
         // Statements: 0 BEGIN, 1 LET, 2 IF, 3 SELECT (whether this worker finished it), 4 COMMIT.
         let rows: Vec<Value> = self
             .rows_at(
-                "BEGIN TRANSACTION;
+                concat!(
+                    "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('job', $id)
-                     SET status = $status, result = $result, usage = $usage, output_count = $oc, error = $error,
+                     SET status = $status, result = $result, usage = $usage, command = $command, output_count = $oc, error = $error,
                          details = $details, completed_at = $now, updated_at = $now, lease_token = NONE, progress = NONE,
                          webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
                      WHERE status = 'processing' AND lease_token = $t RETURN job_id, account);
                  IF array::len($done) > 0 AND $charged {
-                     UPSERT type::record('usage', [$done[0].account, $month]) SET account = $done[0].account, month = $month,
-                         input_bytes = (input_bytes OR 0) + $charge.input_bytes,
-                         output_bytes = (output_bytes OR 0) + $charge.output_bytes,
-                         time_sec = (time_sec OR 0.0) + $charge.time_sec,
-                         gb_sec = (gb_sec OR 0.0) + $charge.gb_sec;
+                     ",
+                    add_usage!(),
+                    ";
                  };
                  SELECT * FROM $done;
-                 COMMIT TRANSACTION;",
+                 COMMIT TRANSACTION;"
+                ),
                 vars,
                 3,
             )
@@ -246,13 +353,15 @@ impl Db {
     }
 
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
-    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<Option<Value>> {
-        self.first(
-            "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
-             WHERE status = 'pending' RETURN job_id",
-            json!({ "id": job_id, "now": now }),
-        )
-        .await
+    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
+        let row: Option<Value> = self
+            .first(
+                "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
+                 WHERE status = 'pending' RETURN job_id",
+                json!({ "id": job_id, "now": now }),
+            )
+            .await?;
+        Ok(row.is_some())
     }
 
     /// Claims the next due webhook delivery.
@@ -295,10 +404,10 @@ impl Db {
     }
 
     /// Jobs by status, and the creation time of the oldest pending one (for metrics).
-    pub async fn queue_figures(&self) -> DbResult<(Vec<(String, u64)>, Option<i64>)> {
+    pub async fn queue_figures(&self) -> DbResult<(Vec<(JobStatus, u64)>, Option<i64>)> {
         #[derive(Deserialize)]
         struct Count {
-            status: String,
+            status: JobStatus,
             n: u64,
         }
         #[derive(Deserialize)]

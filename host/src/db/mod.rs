@@ -3,11 +3,26 @@
 //! (de)serialised into the plain structs below. Times are unix milliseconds, so comparisons
 //! need no datetime casts and every instance agrees on them.
 
+/// The one statement that adds a run (`$charge`, a `usage::Charge`) to account `$a`'s month
+/// `$m`; a macro so that transactions can splice it in with `concat!`.
+macro_rules! add_usage {
+    () => {
+        "UPSERT type::record('usage', [$a, $m]) SET account = $a, month = $m,
+            input_bytes = (input_bytes OR 0) + $charge.input_bytes,
+            output_bytes = (output_bytes OR 0) + $charge.output_bytes,
+            time_sec = (time_sec OR 0.0) + $charge.time_sec,
+            gb_sec = (gb_sec OR 0.0) + $charge.gb_sec"
+    };
+}
+
 mod jobs;
 mod listings;
 mod schema;
 
-pub use jobs::{Job, ListQuery, Outcome, Webhook};
+pub use jobs::{
+    DeliveryState, Job, JobEnd, JobStatus, ListQuery, Progress, QueuedInput, QueuedRun,
+    StoredOutput, Webhook,
+};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -16,6 +31,7 @@ use surrealdb::Surreal;
 use surrealdb::engine::any::Any;
 
 use crate::config;
+use crate::usage::Charge;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -458,7 +474,7 @@ impl Db {
 
     // ---- usage ----------------------------------------------------------------------------
 
-    pub async fn usage(&self, account: &str, month: &str) -> DbResult<UsageTotals> {
+    pub async fn usage(&self, account: &str, month: &str) -> DbResult<Charge> {
         Ok(self
             .first(
                 "SELECT input_bytes, output_bytes, time_sec, gb_sec FROM type::record('usage', [$a, $m])",
@@ -469,14 +485,10 @@ impl Db {
     }
 
     /// Adds one run to the account's month, atomically.
-    pub async fn add_usage(&self, account: &str, month: &str, run: &UsageTotals) -> DbResult<()> {
+    pub async fn add_usage(&self, account: &str, month: &str, run: &Charge) -> DbResult<()> {
         self.exec(
-            "UPSERT type::record('usage', [$a, $m]) SET account = $a, month = $m,
-                input_bytes = (input_bytes OR 0) + $r.input_bytes,
-                output_bytes = (output_bytes OR 0) + $r.output_bytes,
-                time_sec = (time_sec OR 0.0) + $r.time_sec,
-                gb_sec = (gb_sec OR 0.0) + $r.gb_sec",
-            json!({ "a": account, "m": month, "r": run }),
+            add_usage!(),
+            json!({ "a": account, "m": month, "charge": run }),
         )
         .await
     }
@@ -517,18 +529,6 @@ fn first_error(response: &mut surrealdb::IndexedResults) -> Result<(), (usize, D
         Some((i, e)) => Err((*i, e.clone().into())),
         None => Ok(()),
     }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct UsageTotals {
-    #[serde(default)]
-    pub input_bytes: u64,
-    #[serde(default)]
-    pub output_bytes: u64,
-    #[serde(default)]
-    pub time_sec: f64,
-    #[serde(default)]
-    pub gb_sec: f64,
 }
 
 fn strip_id(mut v: Value) -> Value {

@@ -12,9 +12,9 @@ use rand::Rng;
 use sha2::Sha256;
 
 use crate::app::AppState;
-use crate::clock;
-use crate::db::Job;
-use crate::plugins::formatter::{CallbackRequest, JobEvent, Outcome, OutputFile, Usage};
+use crate::db::{DeliveryState, Job, JobStatus};
+use crate::plugins::types::{CallbackRequest, EventFile, EventOutcome, JobEvent};
+use crate::{clock, pipeline};
 
 const MAX_BODY: usize = 1024 * 1024;
 const MAX_HEADERS: usize = 32;
@@ -68,7 +68,7 @@ async fn deliver(state: &AppState, job: Job) {
     let cfg = &state.cfg.webhooks;
     match attempt {
         Ok((status, _)) if (200..300).contains(&status) => {
-            hook.state = "delivered".into();
+            hook.state = DeliveryState::Delivered;
             hook.last_status = Some(status);
             hook.last_error = None;
             hook.delivered_at = Some(clock::now_ms());
@@ -86,9 +86,9 @@ async fn deliver(state: &AppState, job: Job) {
                 }
             };
             if hook.attempts >= cfg.max_attempts {
-                hook.state = "failed".into();
+                hook.state = DeliveryState::Failed;
             } else {
-                hook.state = "pending".into();
+                hook.state = DeliveryState::Pending;
                 let delay = backoff(
                     cfg.initial_backoff_s,
                     cfg.max_backoff_s,
@@ -101,10 +101,15 @@ async fn deliver(state: &AppState, job: Job) {
     }
     tracing::info!(
         job_id = job.job_id,
-        state = hook.state,
+        state = ?hook.state,
         attempts = hook.attempts,
         "webhook attempt"
     );
+    crate::metrics::webhook_attempt(match hook.state {
+        DeliveryState::Delivered => "delivered",
+        DeliveryState::Failed => "failed",
+        _ => "retry",
+    });
     if let Err(e) = state.db.record_delivery(&job.job_id, &hook).await {
         tracing::error!(job_id = job.job_id, "cannot record webhook attempt: {e}");
     }
@@ -134,7 +139,7 @@ async fn send(
 ) -> Result<(u16, Option<Duration>), String> {
     let request = state
         .plugins
-        .format_event(event(state, job, url, event_id).await)
+        .format_event(&event(state, job, url, event_id).await?)
         .await
         .map_err(|e| e.to_string())?;
     let headers = checked_headers(&request)?;
@@ -179,23 +184,22 @@ fn checked_headers(request: &CallbackRequest) -> Result<Vec<(String, String)>, S
     request
         .headers
         .iter()
-        .map(|h| {
-            let name = h.name.to_ascii_lowercase();
+        .map(|(raw_name, value)| {
+            let name = raw_name.to_ascii_lowercase();
             let token = !name.is_empty()
                 && name.len() <= 100
                 && name
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
             if !token || RESERVED.contains(&name.as_str()) {
-                return Err(format!("webhook formatter may not set header '{}'", h.name));
+                return Err(format!("webhook formatter may not set header '{raw_name}'"));
             }
-            if h.value.len() > 4096 || h.value.chars().any(|c| c.is_control() && c != '\t') {
+            if value.len() > 4096 || value.chars().any(|c| c.is_control() && c != '\t') {
                 return Err(format!(
-                    "webhook formatter returned an invalid value for '{}'",
-                    h.name
+                    "webhook formatter returned an invalid value for '{raw_name}'"
                 ));
             }
-            Ok((name, h.value.clone()))
+            Ok((name, value.clone()))
         })
         .collect()
 }
@@ -217,41 +221,32 @@ pub fn sign(secret: &str, id: &str, timestamp: &str, body: &str) -> String {
     )
 }
 
-async fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> JobEvent {
-    let outcome = if job.status == "completed" {
-        let files = super::result_view(
-            state,
-            job.result.as_ref().unwrap_or(&serde_json::Value::Null),
-        )
-        .await;
-        let files = files
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|f| OutputFile {
-                file_name: f["file_name"].as_str().unwrap_or_default().to_string(),
-                size_bytes: f["size_bytes"].as_u64().unwrap_or(0),
-                download_url: f["download_url"].as_str().unwrap_or_default().to_string(),
-            })
-            .collect();
-        let u = job.usage.clone().unwrap_or_default();
-        let usage = Usage {
-            time_sec: u["time_sec"].as_f64().unwrap_or(0.0),
-            input_size_gb: u["input_size_gb"].as_f64().unwrap_or(0.0),
-            output_size_gb: u["output_size_gb"].as_f64().unwrap_or(0.0),
-            gb_sec: u["gb_sec"].as_f64().unwrap_or(0.0),
-        };
-        Outcome::Completed((files, usage))
-    } else {
-        Outcome::Failed(job.error.clone().unwrap_or_else(|| "Job failed".into()))
+async fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> Result<JobEvent, String> {
+    let outcome = match (job.status, &job.result, &job.usage) {
+        (JobStatus::Completed, Some(result), Some(usage)) => EventOutcome::Completed {
+            files: pipeline::links(state, result)
+                .await
+                .map_err(|e| format!("cannot sign download URLs: {e}"))?
+                .into_iter()
+                .map(|l| EventFile {
+                    file_name: l.file_name,
+                    size_bytes: l.size_bytes,
+                    download_url: l.download_url,
+                })
+                .collect(),
+            usage: *usage,
+        },
+        _ => EventOutcome::Failed {
+            error: job.error.clone().unwrap_or_else(|| "Job failed".into()),
+        },
     };
-    JobEvent {
+    Ok(JobEvent {
         event_id: event_id.to_string(),
         job_id: job.job_id.clone(),
         outcome,
         occurred_at: clock::ms_rfc3339(job.completed_at.unwrap_or(job.updated_at)),
         webhook_url: url.to_string(),
-    }
+    })
 }
 
 #[cfg(test)]

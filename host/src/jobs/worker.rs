@@ -6,16 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde_json::json;
 use tokio::sync::watch;
 
 use crate::app::AppState;
-use crate::clock;
-use crate::db::{Job, Outcome, UsageTotals};
+use crate::db::{Job, JobEnd, Progress};
 use crate::error::AppError;
-use crate::media::{inspect, task};
-use crate::names;
-use crate::task::Task;
+use crate::media::inspect;
+use crate::pipeline::{self, Completed};
+use crate::{clock, metering, names};
 
 /// A job whose worker died this many times is failed rather than tried again.
 const MAX_ATTEMPTS: u32 = 3;
@@ -77,7 +75,7 @@ async fn worker_loop(state: Arc<AppState>) {
 }
 
 enum Ended {
-    Done(Result<task::Completed, AppError>),
+    Done(Result<Completed, AppError>),
     LeaseLost,
 }
 
@@ -101,28 +99,22 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
             return;
         }
         Ended::Done(Ok(done)) => {
-            let charge = UsageTotals {
-                input_bytes: done.input_bytes,
-                output_bytes: done.output_bytes,
-                time_sec: done.usage.time_sec,
-                gb_sec: done.usage.gb_sec,
+            let end = JobEnd::Completed {
+                result: &done.outputs,
+                usage: &done.usage,
+                command: &done.command,
+                account: &job.account,
+                charge: &done.charge,
+                month: &metering::this_month(),
             };
-            let month = clock::month_key(time::OffsetDateTime::now_utc());
-            let outcome = Outcome::Completed {
-                result: super::stored_result(&done.result),
-                usage: json!(done.usage),
-                output_count: done.result.len() as u32,
-                charge: &charge,
-                month: &month,
-            };
-            state.db.finish_job(&job.job_id, token, now, outcome).await
+            state.db.finish_job(&job.job_id, token, now, end).await
         }
         Ended::Done(Err(e)) => {
-            let outcome = Outcome::Failed {
+            let end = JobEnd::Failed {
                 error: e.to_string(),
                 details: e.details().map(str::to_string),
             };
-            state.db.finish_job(&job.job_id, token, now, outcome).await
+            state.db.finish_job(&job.job_id, token, now, end).await
         }
     };
     match finished {
@@ -137,15 +129,13 @@ async fn execute(
     state: &AppState,
     job: &Job,
     progress: watch::Sender<u64>,
-) -> Result<task::Completed, AppError> {
+) -> Result<Completed, AppError> {
     let account =
         state.db.account(&job.account).await?.ok_or_else(|| {
             AppError::Internal(anyhow::anyhow!("account {} is gone", job.account))
         })?;
-    let task: Task =
-        serde_json::from_value(job.exec.clone()).map_err(|e| AppError::Internal(e.into()))?;
-    let resolved = task::resolve(state, &account, task).await?;
-    task::execute(state, &resolved, Some(progress)).await
+    let resolved = pipeline::reload(state, &account, &job.task, &job.run).await?;
+    pipeline::execute(state, &resolved, Some(progress)).await
 }
 
 /// Renews the lease (and publishes progress) until it is lost; never returns otherwise.
@@ -169,10 +159,10 @@ async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watc
             expected = estimate.take().expect("checked").await.ok().flatten();
         }
         let processed = *progress.borrow() as f64 / 1e6;
-        let report = json!({
-            "processed_sec": (processed * 100.0).round() / 100.0,
-            "percent": expected.map(|d| ((processed / d) * 100.0).clamp(0.0, 99.0).round()),
-        });
+        let report = Progress {
+            processed_sec: (processed * 100.0).round() / 100.0,
+            percent: expected.map(|d| ((processed / d) * 100.0).clamp(0.0, 99.0).round()),
+        };
         match state
             .db
             .renew_lease(
@@ -192,8 +182,11 @@ async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watc
 
 /// The first input's duration, against which progress is reported.
 async fn expected_duration(state: &AppState, job: &Job) -> Option<f64> {
-    let path = job.exec["inputs"][0]["file_path"].as_str()?;
-    let (dir, name) = names::split_file_path(path)?;
-    let file = state.db.file(dir, name).await.ok()??;
+    let first = job.run.inputs.first()?;
+    let file = state
+        .db
+        .file(&first.dir_id, &first.file_name)
+        .await
+        .ok()??;
     inspect::duration_of(&inspect::inspect(state, &file).await?)
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::plugins::builder::{FfmpegCommand, FfprobeCommand, StagedInput};
+use crate::plugins::types::{BuiltCommand, BuiltProbe, StagedInput};
 
 /// Protocols ffmpeg knows; none may appear in an option value (`file:/etc/passwd`, `tcp:...`).
 const PROTOCOLS: &[&str] = &[
@@ -83,7 +83,7 @@ const LEAD: &[&str] = &[
 
 /// The argv (without the program) of a checked ffmpeg command.
 pub fn ffmpeg_argv(
-    cmd: &FfmpegCommand,
+    cmd: &BuiltCommand,
     staged: &[StagedInput],
     job_dir: &Path,
     out_dir: &Path,
@@ -139,11 +139,7 @@ pub fn ffmpeg_argv(
 }
 
 /// The argv of a checked ffprobe command: the plugin's options, JSON output, the input.
-pub fn ffprobe_argv(
-    cmd: &FfprobeCommand,
-    input: &str,
-    job_dir: &Path,
-) -> Result<Vec<String>, Refused> {
+pub fn ffprobe_argv(cmd: &BuiltProbe, input: &str, job_dir: &Path) -> Result<Vec<String>, Refused> {
     let job = job_dir
         .to_str()
         .ok_or_else(|| Refused("job path is not UTF-8".into()))?;

@@ -7,13 +7,13 @@ use serde_json::Value;
 
 use super::runner::{self, Spec};
 use super::sandbox::Rlimits;
-use super::task::Scratch;
+use super::scratch::Scratch;
 use crate::app::AppState;
 use crate::db::FileRecord;
 
 /// ffprobe's `format` and `streams` for a stored file; `None` when it cannot be read.
 pub async fn inspect(state: &AppState, file: &FileRecord) -> Option<Value> {
-    let scratch = Scratch::new(state).ok()?;
+    let scratch = Scratch::new(&state.scratch_dir).ok()?;
     let path = scratch.inputs().join("file");
     state.store.stage(&file.object_id, &path).await.ok()?;
     let args = [

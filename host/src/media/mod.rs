@@ -1,10 +1,9 @@
-//! Running ffmpeg and ffprobe for tenants: the sandbox, the runner, and the checks the host
-//! applies to a plugin's argv before anything runs.
+//! Running ffmpeg and ffprobe: the sandbox, the runner, the scratch directory a run works in,
+//! and the checks the host applies to a plugin's argv before anything runs.
 
 pub mod argv;
 pub mod inspect;
 pub mod landlock;
-pub mod probe;
 pub mod runner;
 pub mod sandbox;
-pub mod task;
+pub mod scratch;

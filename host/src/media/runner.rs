@@ -41,7 +41,7 @@ pub enum Killed {
 }
 
 #[derive(Debug)]
-pub struct Outcome {
+pub struct Exit {
     /// Exit code; `None` when a signal ended the process.
     pub code: Option<i32>,
     /// The signal that ended the process (SIGXFSZ at the file-size limit, for instance).
@@ -53,7 +53,7 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
-impl Outcome {
+impl Exit {
     pub fn success(&self) -> bool {
         self.code == Some(0) && self.killed.is_none()
     }
@@ -61,7 +61,7 @@ impl Outcome {
 
 const STDERR_TAIL: usize = 16 * 1024;
 
-pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Outcome> {
+pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
     let started = Instant::now();
     let mut cmd = sandbox.command(
         spec.program,
@@ -118,7 +118,7 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Outcome> 
     crate::metrics::observe(crate::metrics::PROCESS_SECONDS, program, started.elapsed());
     let stdout = stdout_task.await.unwrap_or_default();
     let stderr_tail = stderr_task.await.unwrap_or_default();
-    Ok(Outcome {
+    Ok(Exit {
         code: status.code(),
         signal: std::os::unix::process::ExitStatusExt::signal(&status),
         killed,

@@ -3,10 +3,13 @@
 //! WASI context (no files, no network, no environment) plus the `host` import; a translator the
 //! operator granted it also gets `llm`.
 
-pub mod bindings;
-pub mod builder;
-pub mod formatter;
-pub mod translator;
+mod builder;
+mod formatter;
+mod translator;
+pub mod types;
+pub mod wit;
+
+pub use translator::facts_from_probe;
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -55,15 +58,6 @@ impl World {
         }
     }
 
-    /// The interface a component must export to implement the world.
-    pub fn export(self) -> &'static str {
-        match self {
-            World::CommandBuilder => "mediaforge:plugin/builder@0.1.0",
-            World::Translator => "mediaforge:plugin/translate@0.1.0",
-            World::WebhookFormatter => "mediaforge:plugin/format@0.1.0",
-        }
-    }
-
     /// File name of the default plugin that `make build` produces.
     fn default_file(self) -> &'static str {
         match self {
@@ -96,6 +90,28 @@ pub struct LlmAccess {
     pub grant: config::LlmGrant,
     pub net: Net,
     pub api_key: Option<String>,
+}
+
+impl State {
+    /// A plugin's log line, bounded, under the plugin's name.
+    fn plugin_log(&self, level: tracing::Level, message: &str) {
+        let message: String = message.chars().take(2000).collect();
+        let plugin = self.plugin;
+        match level {
+            tracing::Level::DEBUG => tracing::debug!(plugin, "{message}"),
+            tracing::Level::INFO => tracing::info!(plugin, "{message}"),
+            tracing::Level::WARN => tracing::warn!(plugin, "{message}"),
+            _ => tracing::error!(plugin, "{message}"),
+        }
+    }
+
+    /// The `llm` import: the guest waits (its call is suspended); the runtime's thread does not.
+    async fn llm_complete(&mut self, request: types::CompletionRequest) -> Result<String, String> {
+        let Some(access) = self.llm.clone() else {
+            return Err("the llm import is not granted to this plugin".into());
+        };
+        translator::complete(&access, request).await
+    }
 }
 
 impl WasiView for State {
@@ -136,9 +152,9 @@ struct Loaded<P> {
 
 pub struct PluginHost {
     engine: Engine,
-    builder: Option<Loaded<bindings::builder::CommandBuilderPre<State>>>,
-    translator: Option<Loaded<bindings::translator::TranslatorPre<State>>>,
-    formatter: Option<Loaded<bindings::formatter::WebhookFormatterPre<State>>>,
+    builder: Option<Loaded<wit::Builder>>,
+    translator: Option<Loaded<wit::Translator>>,
+    formatter: Option<Loaded<wit::Formatter>>,
     permits: Arc<Semaphore>,
     memory_bytes: usize,
 }
@@ -194,7 +210,9 @@ impl PluginHost {
                 // Waiting for the model counts against the call; allow a few round trips.
                 ticks += 3 * llm.grant.timeout_s * 1000 / TICK.as_millis() as u64;
             }
-            let linker = linker_for(&host.engine, world)?;
+            let version = wit::detect(&host.engine, &component, world)
+                .map_err(|e| not_world(&path, world, e))?;
+            let linker = linker_for(&host.engine, world, version)?;
             let pre = linker
                 .instantiate_pre(&component)
                 .map_err(|e| not_world(&path, world, e))?;
@@ -211,16 +229,21 @@ impl PluginHost {
             }
             match world {
                 World::CommandBuilder => {
-                    host.builder = loaded!(bindings::builder::CommandBuilderPre::new(pre));
+                    host.builder = loaded!(wit::Builder::new(version, pre));
                 }
                 World::Translator => {
-                    host.translator = loaded!(bindings::translator::TranslatorPre::new(pre));
+                    host.translator = loaded!(wit::Translator::new(version, pre));
                 }
                 World::WebhookFormatter => {
-                    host.formatter = loaded!(bindings::formatter::WebhookFormatterPre::new(pre));
+                    host.formatter = loaded!(wit::Formatter::new(version, pre));
                 }
             }
-            tracing::info!("plugin {} loaded from {}", world.name(), path.display());
+            tracing::info!(
+                "plugin {} ({}) loaded from {}",
+                world.name(),
+                version.name(),
+                path.display()
+            );
         }
         Ok(host)
     }
@@ -240,21 +263,22 @@ impl PluginHost {
         out
     }
 
-    /// Runs `f` against a fresh instance in its own bounded store. The call runs on this task:
-    /// at every epoch tick the plugin yields to the runtime, and when its budget of ticks is
-    /// spent it is interrupted, so a plugin holds no thread and cannot starve other requests.
+    /// Runs `f` (instantiate and call, through the version's adapter) in a fresh bounded
+    /// store. The call runs on this task: at every epoch tick the plugin yields to the runtime,
+    /// and when its budget of ticks is spent it is interrupted, so a plugin holds no thread and
+    /// cannot starve other requests.
     async fn call<P, R>(
         &self,
         loaded: Option<&Loaded<P>>,
         world: World,
         f: impl for<'a> FnOnce(
-            &'a P::Bindings,
+            &'a P,
             &'a mut Store<State>,
-        ) -> BoxFuture<'a, wasmtime::Result<R>>
+        ) -> BoxFuture<'a, wasmtime::Result<Result<R, types::Refusal>>>
         + Send,
     ) -> Result<R, PluginError>
     where
-        P: Pre,
+        P: Send + Sync,
         R: Send,
     {
         let loaded = loaded.ok_or(PluginError::Missing(world.name()))?;
@@ -291,44 +315,21 @@ impl PluginHost {
             ticks_left -= 1;
             Ok(wasmtime::UpdateDeadline::Yield(1))
         });
-        let result = match loaded.pre.instantiate(&mut store).await {
-            Ok(bindings) => f(&bindings, &mut store).await,
-            Err(e) => Err(e),
-        };
-        result.map_err(|e| PluginError::Failed {
-            plugin,
-            reason: describe_trap(&e),
-        })
+        match f(&loaded.pre, &mut store).await {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(refusal)) => Err(PluginError::Refused {
+                message: refusal.message.chars().take(1000).collect(),
+                subject: refusal.subject,
+            }),
+            Err(e) => Err(PluginError::Failed {
+                plugin,
+                reason: describe_trap(&e),
+            }),
+        }
     }
 }
 
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A pre-instantiated component of one world.
-trait Pre: Send + Sync {
-    type Bindings: Send + Sync;
-    fn instantiate<'a>(
-        &'a self,
-        store: &'a mut Store<State>,
-    ) -> BoxFuture<'a, wasmtime::Result<Self::Bindings>>;
-}
-
-macro_rules! pre {
-    ($pre:ty => $bindings:ty) => {
-        impl Pre for $pre {
-            type Bindings = $bindings;
-            fn instantiate<'a>(
-                &'a self,
-                store: &'a mut Store<State>,
-            ) -> BoxFuture<'a, wasmtime::Result<$bindings>> {
-                Box::pin(self.instantiate_async(store))
-            }
-        }
-    };
-}
-pre!(bindings::builder::CommandBuilderPre<State> => bindings::builder::CommandBuilder);
-pre!(bindings::translator::TranslatorPre<State> => bindings::translator::Translator);
-pre!(bindings::formatter::WebhookFormatterPre<State> => bindings::formatter::WebhookFormatter);
 
 /// Runs `f` when dropped (on every way out of a call).
 fn scopeguard(f: impl FnOnce()) -> impl Drop {
@@ -348,7 +349,11 @@ fn not_world(path: &Path, world: World, e: impl std::fmt::Display) -> anyhow::Er
         "plugin {} does not implement the {} world (it must export {}): {e}",
         path.display(),
         world.name(),
-        world.export()
+        wit::Version::ALL
+            .iter()
+            .map(|v| v.export(world))
+            .collect::<Vec<_>>()
+            .join(" or ")
     )
 }
 
@@ -426,10 +431,14 @@ fn spawn_ticker(engine: &Engine) {
         .expect("spawning the epoch thread");
 }
 
-fn linker_for(engine: &Engine, world: World) -> anyhow::Result<Linker<State>> {
+fn linker_for(
+    engine: &Engine,
+    world: World,
+    version: wit::Version,
+) -> anyhow::Result<Linker<State>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-    bindings::add_host_imports(&mut linker, world)?;
+    version.add_imports(&mut linker, world)?;
     Ok(linker)
 }
 
@@ -483,14 +492,13 @@ pub fn check_component(path: &Path) -> anyhow::Result<Vec<(World, Result<(), Str
     let mut out = Vec::new();
     for world in World::ALL {
         let result = (|| -> anyhow::Result<()> {
-            let linker = linker_for(&engine, world)?;
+            let version = wit::detect(&engine, &component, world).map_err(anyhow::Error::msg)?;
+            let linker = linker_for(&engine, world, version)?;
             let pre: InstancePre<State> = linker.instantiate_pre(&component)?;
             match world {
-                World::CommandBuilder => drop(bindings::builder::CommandBuilderPre::new(pre)?),
-                World::Translator => drop(bindings::translator::TranslatorPre::new(pre)?),
-                World::WebhookFormatter => {
-                    drop(bindings::formatter::WebhookFormatterPre::new(pre)?)
-                }
+                World::CommandBuilder => drop(wit::Builder::new(version, pre)?),
+                World::Translator => drop(wit::Translator::new(version, pre)?),
+                World::WebhookFormatter => drop(wit::Formatter::new(version, pre)?),
             }
             Ok(())
         })();

@@ -4,68 +4,48 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::bindings::translator::exports::mediaforge::plugin::translate as wit;
-use super::bindings::translator::mediaforge::plugin::llm;
-use super::builder::{from_wit_probe, from_wit_task, refused};
+use super::types::{CompletionRequest, InputFacts, StreamFacts};
 use super::{LlmAccess, PluginError, PluginHost, World};
 use crate::task::{ProbeConfig, Task};
 
-pub use wit::{InputFacts, StreamFacts};
-
 impl PluginHost {
-    pub fn has_translator(&self) -> bool {
-        self.translator.is_some()
-    }
-
     pub async fn translate_task(
         &self,
         instructions: &str,
-        inputs: Vec<InputFacts>,
+        inputs: &[InputFacts],
     ) -> Result<Task, PluginError> {
-        let instructions = instructions.to_string();
-        let result = self
-            .call(
-                self.translator.as_ref(),
-                World::Translator,
-                move |b, store| {
-                    Box::pin(async move {
-                        b.mediaforge_plugin_translate()
-                            .call_translate_task(store, &instructions, &inputs)
-                            .await
-                    })
-                },
-            )
-            .await?;
-        result.map(from_wit_task).map_err(refused)
+        let (instructions, inputs) = (instructions.to_string(), inputs.to_vec());
+        self.call(
+            self.translator.as_ref(),
+            World::Translator,
+            move |t, store| {
+                Box::pin(async move { t.translate_task(store, &instructions, &inputs).await })
+            },
+        )
+        .await
     }
 
     pub async fn translate_probe(
         &self,
         instructions: &str,
-        input: InputFacts,
+        input: &InputFacts,
     ) -> Result<ProbeConfig, PluginError> {
-        let instructions = instructions.to_string();
-        let result = self
-            .call(
-                self.translator.as_ref(),
-                World::Translator,
-                move |b, store| {
-                    Box::pin(async move {
-                        b.mediaforge_plugin_translate()
-                            .call_translate_probe(store, &instructions, &input)
-                            .await
-                    })
-                },
-            )
-            .await?;
-        result.map(from_wit_probe).map_err(refused)
+        let (instructions, input) = (instructions.to_string(), input.clone());
+        self.call(
+            self.translator.as_ref(),
+            World::Translator,
+            move |t, store| {
+                Box::pin(async move { t.translate_probe(store, &instructions, &input).await })
+            },
+        )
+        .await
     }
 }
 
 /// One chat-completions call to the operator's endpoint, through the one outbound client.
 pub(super) async fn complete(
     access: &LlmAccess,
-    request: llm::CompletionRequest,
+    request: CompletionRequest,
 ) -> Result<String, String> {
     let url = format!(
         "{}/chat/completions",
@@ -73,7 +53,7 @@ pub(super) async fn complete(
     );
     let mut body = json!({
         "model": access.grant.model,
-        "messages": request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect::<Vec<_>>(),
+        "messages": request.messages.iter().map(|(role, content)| json!({"role": role, "content": content})).collect::<Vec<_>>(),
     });
     if let Some(max) = request.max_tokens {
         body["max_tokens"] = json!(max);

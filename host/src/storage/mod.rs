@@ -2,6 +2,7 @@
 //! ids the service makes up, never by tenant names; the records that give them names live in
 //! the database (`db`).
 
+pub mod attachment;
 pub mod local;
 pub mod presign;
 pub mod s3;
@@ -22,7 +23,7 @@ pub struct Presigned {
 #[async_trait]
 pub trait ObjectStore: Send + Sync {
     /// A URL the tenant PUTs the bytes to. The local store refuses more than `max_bytes`; S3
-    /// cannot, so sizes are checked again when an upload is adopted (`api::files::uploaded`).
+    /// cannot, so sizes are checked again when an upload is adopted (`files::adopt`).
     async fn presign_upload(
         &self,
         object: &str,

@@ -18,6 +18,7 @@ use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use aws_smithy_http_client::tls::{self, TrustStore, rustls_provider::CryptoMode};
 use tokio::io::AsyncWriteExt;
 
+use super::attachment::{content_disposition, guess_type};
 use super::{ObjectStore, Presigned};
 use crate::config;
 
@@ -209,16 +210,16 @@ impl ObjectStore for S3Store {
     ) -> anyhow::Result<Presigned> {
         // As the local store serves it: an attachment with the file's name and a type from it,
         // whatever Content-Type the tenant's PUT claimed (no HTML rendered from the bucket).
-        let content_type = crate::api::blob::guess_type(file_name)
-            .unwrap_or_else(|| "application/octet-stream".into());
-        let disposition = crate::api::blob::content_disposition(file_name);
+        let content_type =
+            guess_type(file_name).unwrap_or_else(|| "application/octet-stream".into());
+        let disposition = content_disposition(file_name);
         let request = self
             .client
             .get_object()
             .bucket(&self.bucket)
             .key(self.key(object))
             .response_content_type(content_type)
-            .response_content_disposition(disposition.to_str()?)
+            .response_content_disposition(disposition)
             .presigned(presigning(ttl_s)?)
             .await?;
         Ok(Presigned {

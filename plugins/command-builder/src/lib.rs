@@ -1,6 +1,6 @@
 //! The default command builder: turns a tenant's task into ffmpeg arguments and a probe
 //! configuration into ffprobe arguments, refusing anything that could make ffmpeg read, write
-//! or reach what the job does not own ("parse, then allow": SECURITY.md, layer 2).
+//! or reach what the job does not own ("parse, then allow": what is not understood is refused).
 //!
 //! This file is the WebAssembly glue; the logic lives in plain Rust modules, tested natively:
 //! - `task` builds the ffmpeg command (argv layout, global arguments, outputs, maps);

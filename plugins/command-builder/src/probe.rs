@@ -1,4 +1,4 @@
-//! `build-probe`: a tenant's probe configuration (spec 4.7) becomes ffprobe arguments. The host
+//! `build-probe`: a tenant's probe configuration (POST /ffprobe/analyze) becomes ffprobe arguments. The host
 //! adds `-v error -of json` and the input path.
 //!
 //! Every requested section becomes part of one `-show_entries` (which also makes ffprobe read
@@ -11,9 +11,9 @@
 use crate::values::{self, check_stream_spec};
 use crate::{Decision, FfprobeCommand, ProbeConfig, Refusal, refusal, show};
 
-/// Longest analysis ffprobe may be told to do (spec section 8: 60 s).
+/// Longest analysis ffprobe may be told to do: the API's 60 s probe limit.
 pub const MAX_ANALYZE_US: u64 = 60_000_000;
-/// Largest probe size (spec section 8: 50 MB).
+/// Largest probe size: the API's 50 MB probe limit.
 pub const MAX_PROBESIZE: u64 = 50 * 1024 * 1024;
 const SKIP_FRAME: &[&str] = &[
     "none", "default", "noref", "bidir", "nokey", "nointra", "all",

@@ -1,4 +1,4 @@
-//! The default webhook formatter: spec section 6's payloads, as JSON, with no extra headers.
+//! The default webhook formatter: the callback payloads the README documents, as JSON, with no extra headers.
 
 wit_bindgen::generate!({
     path: "../../wit",

@@ -87,7 +87,7 @@ pub fn event_type(outcome: &Outcome, config: &Config) -> String {
     format!("{}.job.{what}", config.type_prefix)
 }
 
-/// The event's data: the payload of the spec, section 6 (the same as the default formatter's).
+/// The event's data: the default formatter's payload (plugins/webhook-formatter).
 pub fn data(event: &JobEvent) -> Value {
     match &event.outcome {
         Outcome::Completed((files, usage)) => json!({

@@ -1,4 +1,4 @@
-//! One row per attack class of SECURITY.md ("What an attacker can make ffmpeg do"): the task a
+//! One row per attack class (the "Always refused" list of the README beside this crate): the task a
 //! tenant sends, and a part of the refusal they must get.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! Probe configurations (spec 4.7) and the ffprobe arguments they become, or why not.
+//! Probe configurations (POST /ffprobe/analyze) and the ffprobe arguments they become, or why not.
 
 use crate::ProbeConfig;
 use crate::probe::build_probe;
@@ -284,7 +284,7 @@ fn refused_probes() {
         let err = build_probe(&probe).expect_err(name);
         assert!(err.message.contains(want), "{name}: {}", err.message);
     }
-    // The exact wording the spec's clients match on.
+    // The exact wording the API's clients match on.
     let err = build_probe(&ProbeConfig {
         frames: list(&[]),
         ..empty()

@@ -1,4 +1,4 @@
-//! A probe from request to filtered result (spec 4.7): the input is a stored file of the
+//! A probe (POST /ffprobe/analyze) from request to filtered result: the input is a stored file of the
 //! caller's or an https URL fetched (at most `limits.probe_max_bytes`) into the scratch
 //! directory, never imported and never handed to ffprobe as a URL. The command-builder plugin
 //! turns the probe configuration into ffprobe options; the host runs ffprobe in the sandbox
@@ -9,17 +9,15 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::argv;
-use super::runner::{self, Killed, Spec};
-use super::sandbox::Rlimits;
-use super::task::{Scratch, net_error, plugin_error};
-use crate::api::directories::owned_directory;
-use crate::api::files::readable_input;
 use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
-use crate::metering::{self, Usage};
+use crate::media::argv;
+use crate::media::runner::{self, Killed, Spec};
+use crate::media::sandbox::Rlimits;
 use crate::task::{ProbeConfig, Source, source_of};
+use crate::usage::{Charge, Usage};
+use crate::{directories, files, metering};
 
 pub const MAX_ENTRIES: usize = 3000;
 pub const DEFAULT_INTERVAL: &str = "%+30";
@@ -46,46 +44,34 @@ pub async fn analyze(
     if wants_entries && probe.read_intervals.is_none() {
         probe.read_intervals = Some(DEFAULT_INTERVAL.into());
     }
-    let scratch = Scratch::new(state).map_err(|e| AppError::Internal(e.into()))?;
+    let scratch = super::scratch(state)?;
     let (plan_name, plan) = state.plan_of(account)?;
     let input = scratch.inputs().join("probe");
     let input_bytes = match source_of(file_path).ok_or(AppError::InvalidFilePath)? {
         Source::Stored { dir_id, file_name } => {
-            owned_directory(state, account, dir_id).await?;
-            let file = readable_input(state, dir_id, file_name, &plan_name, plan).await?;
+            directories::owned(state, account, dir_id).await?;
+            let file = files::readable(state, dir_id, file_name, &plan_name, plan).await?;
             metering::check_quota(state, account, file.size).await?;
             state.store.stage(&file.object_id, &input).await?;
             file.size
         }
         Source::Url(raw) => {
-            let url = state.net.check(raw).await.map_err(net_error)?;
+            let url = state.net.check(raw).await?;
             metering::check_quota(state, account, 0).await?;
             let cap = state
                 .cfg
                 .limits
                 .probe_max_bytes
                 .min(plan.max_file_size_bytes());
-            state
-                .net
-                .download_prefix(&url, &input, cap)
-                .await
-                .map_err(net_error)?
+            state.net.download_prefix(&url, &input, cap).await?
         }
     };
     let input = input.to_string_lossy().into_owned();
-    let cmd = state
-        .plugins
-        .build_probe(&probe, &input)
-        .await
-        .map_err(plugin_error)?;
-    let args = argv::ffprobe_argv(&cmd, &input, &scratch.dir).map_err(|r| {
-        AppError::BadRequest(format!(
-            "The command builder produced a command the host refuses: {}",
-            r.0
-        ))
-    })?;
+    let cmd = state.plugins.build_probe(&probe, &input).await?;
+    let args =
+        argv::ffprobe_argv(&cmd, &input, &scratch.dir).map_err(|r| AppError::HostRefused(r.0))?;
     let limits = &state.cfg.limits;
-    let outcome = {
+    let exit = {
         let _permit = state.process_permits.acquire().await.expect("never closed");
         runner::run(
             &state.sandbox,
@@ -109,23 +95,23 @@ pub async fn analyze(
         .await
         .map_err(|e| AppError::Internal(anyhow::anyhow!("cannot start ffprobe: {e}")))?
     };
-    if outcome.killed == Some(Killed::Timeout) {
-        return Err(AppError::Processing {
-            message: format!("Analysis timed out after {} s", limits.probe_timeout_s),
-            details: None,
+    if exit.killed == Some(Killed::Timeout) {
+        return Err(AppError::TimedOut {
+            what: "Analysis",
+            seconds: limits.probe_timeout_s,
         });
     }
-    let parsed: Value = serde_json::from_slice(&outcome.stdout).map_err(|_| {
-        if outcome.success() {
+    let parsed: Value = serde_json::from_slice(&exit.stdout).map_err(|_| {
+        if exit.success() {
             AppError::ParseResponse
         } else {
             AppError::FfmpegFailed {
-                code: outcome.code.unwrap_or(-1),
+                code: exit.code.unwrap_or(-1),
                 details: None,
             }
         }
     })?;
-    let error = (!outcome.success()).then(|| {
+    let error = (!exit.success()).then(|| {
         parsed["error"]["string"]
             .as_str()
             .map(str::to_string)
@@ -136,9 +122,14 @@ pub async fn analyze(
     if let Some(name) = result.get_mut("format").and_then(|f| f.get_mut("filename")) {
         *name = Value::String(file_path.to_string());
     }
-    let usage = Usage::new(outcome.elapsed.as_secs_f64(), input_bytes, 0);
+    let usage = Usage::new(exit.elapsed.as_secs_f64(), input_bytes, 0);
     if error.is_none() {
-        metering::charge(state, &account.name, input_bytes, 0, &usage).await?;
+        metering::charge(
+            state,
+            &account.name,
+            &Charge::of_run(input_bytes, 0, &usage),
+        )
+        .await?;
     }
     Ok(Probed {
         result,

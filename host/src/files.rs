@@ -1,0 +1,148 @@
+//! Stored files: records in a directory whose bytes live in the object store. The order of
+//! every write keeps the crash-safety rule of `sweeper.rs`: a record exists (pending) before
+//! its bytes, and turns `deleting` (invisible) before they go.
+
+use std::path::Path;
+
+use crate::app::AppState;
+use crate::clock;
+use crate::config::Plan;
+use crate::db::{DbError, FileRecord, FileState};
+use crate::error::{AppError, AppResult};
+use crate::names;
+use crate::storage::attachment::guess_type;
+
+/// A new pending record for `name` in `dir_id` (bytes not yet stored).
+pub fn pending(dir_id: &str, name: &str) -> FileRecord {
+    FileRecord {
+        object_id: names::random_id(32),
+        dir_id: dir_id.to_string(),
+        file_name: name.to_string(),
+        state: FileState::Pending,
+        size: 0,
+        content_type: None,
+        added_at: clock::now_ms(),
+    }
+}
+
+/// Creates a record, 409 when the name is taken.
+pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
+    match state.db.create_file(record).await {
+        Ok(()) => Ok(()),
+        Err(DbError::Conflict) => Err(AppError::FileExists(record.file_name.clone())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Stores a local file (an import, a legacy upload part, a task's output) as `name` in
+/// `dir_id`: record first, then bytes, then the record turns ready. `replace` first deletes a
+/// file of that name (re-running a task replaces its earlier outputs).
+pub async fn store(
+    state: &AppState,
+    dir_id: &str,
+    name: &str,
+    src: &Path,
+    replace: bool,
+) -> AppResult<FileRecord> {
+    if replace {
+        delete(state, dir_id, name).await?;
+    }
+    let record = pending(dir_id, name);
+    create(state, &record).await?;
+    let size = state.store.put_file(&record.object_id, src).await?;
+    state
+        .db
+        .mark_uploaded(&record.object_id, size, guess_type(name).as_deref())
+        .await?
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("stored file {name} vanished")))
+}
+
+/// The file if its bytes are in the store. An upload made straight to a store that cannot cap
+/// its size (S3), or one whose record update a crash lost, is adopted here at first use: its
+/// size is read, and an object over the plan's limit is deleted with its record and refused
+/// with the plan's 403. Idempotent, so instances (and the sweeper) adopting at once agree.
+pub async fn adopt(
+    state: &AppState,
+    file: FileRecord,
+    plan_name: &str,
+    max_file_size_mb: f64,
+) -> AppResult<Option<FileRecord>> {
+    match file.state {
+        FileState::Ready => return Ok(Some(file)),
+        FileState::Pending => {}
+        _ => return Ok(None),
+    }
+    let Some(size) = state.store.size(&file.object_id).await? else {
+        return Ok(None);
+    };
+    if size > crate::config::mb_to_bytes(max_file_size_mb) {
+        if delete(state, &file.dir_id, &file.file_name).await? {
+            tracing::info!(
+                file.dir_id,
+                file.file_name,
+                size,
+                "upload over the plan's limit deleted"
+            );
+        }
+        return Err(AppError::file_too_large(
+            &file.file_name,
+            size,
+            plan_name,
+            max_file_size_mb,
+        ));
+    }
+    let content_type = guess_type(&file.file_name);
+    Ok(state
+        .db
+        .mark_uploaded(&file.object_id, size, content_type.as_deref())
+        .await?)
+}
+
+/// A stored file a task or probe may read: uploaded, and within the plan's size.
+pub async fn readable(
+    state: &AppState,
+    dir_id: &str,
+    file_name: &str,
+    plan_name: &str,
+    plan: &Plan,
+) -> AppResult<FileRecord> {
+    let file = state
+        .db
+        .file(dir_id, file_name)
+        .await?
+        .ok_or(AppError::FileNotFound)?;
+    let file = adopt(state, file, plan_name, plan.max_file_size_mb)
+        .await?
+        .ok_or(AppError::FileNotFound)?;
+    if file.size > plan.max_file_size_bytes() {
+        return Err(AppError::file_too_large(
+            &file.file_name,
+            file.size,
+            plan_name,
+            plan.max_file_size_mb,
+        ));
+    }
+    Ok(file)
+}
+
+/// Deletes a file: hidden first, then bytes, then record, so a crash in between leaves a
+/// `deleting` record that the sweeper finishes, never bytes without a record. `false` when
+/// the file was already gone (or another request is deleting it).
+pub async fn delete(state: &AppState, dir_id: &str, file_name: &str) -> AppResult<bool> {
+    let Some(file) = state.db.mark_deleting(dir_id, file_name).await? else {
+        return Ok(false);
+    };
+    state.store.delete(&file.object_id).await?;
+    state.db.finish_delete(&file.object_id).await?;
+    Ok(true)
+}
+
+/// A fresh presigned download URL for a stored object.
+pub async fn download_url(state: &AppState, object_id: &str, name: &str) -> AppResult<String> {
+    let ttl = state.cfg.storage.download_url_ttl_s;
+    Ok(state
+        .store
+        .presign_download(object_id, name, ttl)
+        .await?
+        .url)
+}

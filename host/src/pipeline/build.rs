@@ -1,0 +1,53 @@
+//! Stage 4, *build*: the command-builder plugin turns the task into ffmpeg argv over the staged
+//! paths, and the host checks that argv (`media/argv.rs`). The dry run stops after this stage.
+
+use super::resolve::Input;
+use crate::app::AppState;
+use crate::error::{AppError, AppResult};
+use crate::media::argv;
+use crate::media::scratch::Scratch;
+use crate::plugins::types::{PolicyDecision, StagedInput};
+use crate::task::Task;
+
+/// A checked command, ready to run.
+pub struct Built {
+    pub argv: Vec<String>,
+    pub decisions: Vec<PolicyDecision>,
+    /// The same command as the tenant reads it: `ffmpeg` and the argv with each staged path
+    /// replaced by the input as written, and outputs by their names. Never a host path.
+    pub shown: Vec<String>,
+}
+
+pub async fn build(
+    state: &AppState,
+    task: &Task,
+    inputs: &[Input],
+    staged: &[StagedInput],
+    scratch: &Scratch,
+) -> AppResult<Built> {
+    let out = scratch.outputs();
+    let cmd = state
+        .plugins
+        .build_task(task, staged, out.to_str().unwrap_or_default())
+        .await?;
+    let argv = argv::ffmpeg_argv(&cmd, staged, &scratch.dir, &out).map_err(|r| {
+        tracing::warn!("command-builder output refused by the host: {}", r.0);
+        AppError::HostRefused(r.0)
+    })?;
+    let out_prefix = format!("{}/", out.display());
+    let shown = std::iter::once("ffmpeg".to_string())
+        .chain(argv.iter().map(|arg| {
+            let mut arg = arg.replace(&out_prefix, "");
+            // Highest index first: `in/1` is a prefix of `in/10`.
+            for (at, input) in staged.iter().zip(inputs).rev() {
+                arg = arg.replace(&at.path, &input.shown);
+            }
+            arg
+        }))
+        .collect();
+    Ok(Built {
+        argv,
+        decisions: cmd.decisions,
+        shown,
+    })
+}

@@ -1,0 +1,137 @@
+//! The one run pipeline: every way a task runs (POST /ffmpeg/process, the async worker, the
+//! natural-language endpoints, legacy /ffmpeg/run, and the dry run POST /ffmpeg/validate) goes
+//! through these stages, each a module with a typed hand-off:
+//!
+//! ```text
+//! resolve (rules, ownership, plan, quota)       → Resolved      resolve.rs
+//!   → import (URL inputs into storage)          → Resolved      import.rs
+//!   → stage (scratch dir, inputs laid out)      → StagedInput[] stage.rs
+//!   → build (plugin, then the host's argv check)→ Built         build.rs   ← the dry run stops here
+//!   → run (sandboxed ffmpeg, progress)          → Duration      run.rs
+//!   → register (outputs into the directory)     → StoredOutput[] register.rs
+//!   → charge (sync here; a job in the transaction that completes it)
+//! ```
+//!
+//! Probes (`probe.rs`) are the same shape with ffprobe and no outputs.
+
+mod build;
+mod import;
+pub mod probe;
+mod register;
+mod resolve;
+mod run;
+mod stage;
+
+use serde::Serialize;
+use tokio::sync::watch;
+
+pub use resolve::{Input, InputFile, Resolved, reload, resolve, url_file_name};
+
+use crate::app::AppState;
+use crate::db::{Account, StoredOutput};
+use crate::error::{AppError, AppResult};
+use crate::media::scratch::Scratch;
+use crate::plugins::types::PolicyDecision;
+use crate::task::Task;
+use crate::usage::{Charge, Usage};
+use crate::{files, metering};
+
+/// A run that finished: its outputs registered, its figures measured (not yet charged).
+#[derive(Debug, Clone)]
+pub struct Completed {
+    pub outputs: Vec<StoredOutput>,
+    pub usage: Usage,
+    pub charge: Charge,
+    /// The argv that ran, as the tenant reads it (what the dry run showed).
+    pub command: Vec<String>,
+}
+
+/// What a task would run, without running it.
+#[derive(Debug, Clone)]
+pub struct DryRun {
+    pub command: Vec<String>,
+    pub decisions: Vec<PolicyDecision>,
+    pub output_dir_id: Option<String>,
+}
+
+/// An output with a fresh download URL, as responses and callbacks show it.
+#[derive(Debug, Clone, Serialize, salvo::oapi::ToSchema)]
+pub struct OutputLink {
+    pub file_name: String,
+    pub size_bytes: u64,
+    /// Presigned GET URL, valid `storage.download_url_ttl_s` seconds.
+    pub download_url: String,
+}
+
+/// Resolves and imports: what a submission or a sync run does before anything else.
+pub async fn prepare(state: &AppState, account: &Account, task: Task) -> AppResult<Resolved> {
+    let mut resolved = resolve(state, account, task).await?;
+    import::import(state, &mut resolved).await?;
+    Ok(resolved)
+}
+
+/// A task run now, for the request that waits for it: prepare, execute, charge.
+pub async fn run_now(state: &AppState, account: &Account, task: Task) -> AppResult<Completed> {
+    let resolved = prepare(state, account, task).await?;
+    let done = execute(state, &resolved, None).await?;
+    metering::charge(state, &account.name, &done.charge).await?;
+    Ok(done)
+}
+
+/// The same pipeline stopped after *build*: URL inputs are not fetched, nothing runs or is
+/// charged. The command and decisions are exactly those a run would have.
+pub async fn dry_run(state: &AppState, account: &Account, task: Task) -> AppResult<DryRun> {
+    let resolved = resolve(state, account, task).await?;
+    let scratch = scratch(state)?;
+    let staged = stage::layout(&scratch, &resolved.inputs);
+    let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
+    Ok(DryRun {
+        command: built.shown,
+        decisions: built.decisions,
+        output_dir_id: resolved.output_dir.map(|d| d.dir_id),
+    })
+}
+
+/// Stage, build, run and register a resolved and imported task. The caller charges it.
+pub async fn execute(
+    state: &AppState,
+    resolved: &Resolved,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Completed> {
+    let output_dir = resolved
+        .output_dir
+        .clone()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output directory")))?;
+    let scratch = scratch(state)?;
+    let (staged, input_bytes) = stage::stage(state, &scratch, &resolved.inputs).await?;
+    let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
+    // Seams: an estimate, then a cache look-up (or joining an identical run in flight), go
+    // here; a split encode replaces the one `run` below with segment sub-jobs.
+    let elapsed = run::ffmpeg(state, &scratch, &staged, built.argv, progress).await?;
+    let outputs = register::outputs(state, &output_dir, &scratch.outputs()).await?;
+    let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
+    let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
+    Ok(Completed {
+        charge: Charge::of_run(input_bytes, output_bytes, &usage),
+        outputs,
+        usage,
+        command: built.shown,
+    })
+}
+
+/// Fresh download URLs for stored outputs.
+pub async fn links(state: &AppState, outputs: &[StoredOutput]) -> AppResult<Vec<OutputLink>> {
+    let mut links = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        links.push(OutputLink {
+            file_name: o.file_name.clone(),
+            size_bytes: o.size_bytes,
+            download_url: files::download_url(state, &o.object_id, &o.file_name).await?,
+        });
+    }
+    Ok(links)
+}
+
+fn scratch(state: &AppState) -> AppResult<Scratch> {
+    Scratch::new(&state.scratch_dir).map_err(|e| AppError::Internal(e.into()))
+}

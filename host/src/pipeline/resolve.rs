@@ -1,0 +1,210 @@
+//! Stage 1, *resolve*: a task checked against the API's rules (at least one input and output,
+//! valid names, `<dir_id>/<file_name>` or URL inputs from one directory, outputs that do not
+//! overwrite an input), the caller's directories, the plan and the quota. No side effects: a
+//! refused task leaves nothing behind. Each input's `@{name}` is fixed here, once, for every way
+//! the task runs.
+
+use crate::app::AppState;
+use crate::db::{Account, Directory, FileRecord, QueuedInput, QueuedRun};
+use crate::error::{AppError, AppResult};
+use crate::task::{Source, Task};
+use crate::{directories, files, metering, names};
+
+/// Where an input's bytes are: a stored file of the caller's, or a URL still to import.
+#[derive(Debug, Clone)]
+pub enum InputFile {
+    Stored(FileRecord),
+    Url(url::Url),
+}
+
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// What `@{name}` means: a stored file's name, or a URL's last path segment (whatever name
+    /// its import is stored under).
+    pub name: String,
+    /// The input as the tenant wrote it, for showing commands.
+    pub shown: String,
+    pub file: InputFile,
+}
+
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub account: Account,
+    pub task: Task,
+    pub inputs: Vec<Input>,
+    /// `None`: URL-only inputs and no `output_dir_id`; a directory is made on import.
+    pub output_dir: Option<Directory>,
+}
+
+impl Resolved {
+    /// Bytes of the inputs already in storage (URL inputs count once imported).
+    pub fn stored_bytes(&self) -> u64 {
+        self.inputs
+            .iter()
+            .map(|i| match &i.file {
+                InputFile::Stored(f) => f.size,
+                InputFile::Url(_) => 0,
+            })
+            .sum()
+    }
+
+    /// What a queued job keeps to run exactly this later; `None` before URL inputs are imported.
+    pub fn queued(&self) -> Option<QueuedRun> {
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|i| match &i.file {
+                InputFile::Stored(f) => Some(QueuedInput {
+                    name: i.name.clone(),
+                    dir_id: f.dir_id.clone(),
+                    file_name: f.file_name.clone(),
+                }),
+                InputFile::Url(_) => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(QueuedRun {
+            inputs,
+            output_dir_id: self.output_dir.as_ref()?.dir_id.clone(),
+        })
+    }
+}
+
+pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResult<Resolved> {
+    let limits = &state.cfg.limits;
+    if task.inputs.is_empty() {
+        return Err(AppError::NoInputs);
+    }
+    if task.outputs.is_empty() {
+        return Err(AppError::NoOutputs);
+    }
+    if task.inputs.len() > limits.max_inputs || task.outputs.len() > limits.max_outputs {
+        return Err(AppError::TooManyFiles {
+            inputs: limits.max_inputs,
+            outputs: limits.max_outputs,
+        });
+    }
+    for output in &task.outputs {
+        if !names::valid_file_name(&output.file) || output.file.starts_with('-') {
+            return Err(AppError::InvalidOutputName(output.file.clone()));
+        }
+    }
+
+    let mut input_dir: Option<&str> = None;
+    for input in &task.inputs {
+        match input.source() {
+            None => return Err(AppError::InvalidFilePath),
+            Some(Source::Stored { dir_id, .. }) => match input_dir {
+                Some(d) if d != dir_id => return Err(AppError::MixedDirectories),
+                _ => input_dir = Some(dir_id),
+            },
+            Some(Source::Url(_)) => {}
+        }
+    }
+    let input_dir = match input_dir {
+        Some(d) => Some(directories::owned(state, account, d).await?),
+        None => None,
+    };
+    let (plan_name, plan) = state.plan_of(account)?;
+    let mut inputs = Vec::with_capacity(task.inputs.len());
+    for input in &task.inputs {
+        inputs.push(match input.source().expect("checked above") {
+            Source::Stored { dir_id, file_name } => Input {
+                name: file_name.to_string(),
+                shown: input.file_path.clone(),
+                file: InputFile::Stored(
+                    files::readable(state, dir_id, file_name, &plan_name, plan).await?,
+                ),
+            },
+            Source::Url(raw) => {
+                let url = state.net.check(raw).await?;
+                Input {
+                    name: url_file_name(&url),
+                    shown: input.file_path.clone(),
+                    file: InputFile::Url(url),
+                }
+            }
+        });
+    }
+    let output_dir = match &task.output_dir_id {
+        Some(id) => Some(directories::owned(state, account, id).await?),
+        None => input_dir.clone(),
+    };
+    // Outputs may not overwrite an input in the same directory.
+    if let (Some(out), Some(inp)) = (&output_dir, &input_dir) {
+        if out.dir_id == inp.dir_id {
+            for output in &task.outputs {
+                if inputs
+                    .iter()
+                    .any(|i| matches!(&i.file, InputFile::Stored(f) if f.file_name == output.file))
+                {
+                    return Err(AppError::OutputConflict(output.file.clone()));
+                }
+            }
+        }
+    }
+    let resolved = Resolved {
+        account: account.clone(),
+        task,
+        inputs,
+        output_dir,
+    };
+    // Seam: per-tenant admission (concurrency, rate) belongs here, before anything is fetched.
+    metering::check_quota(state, account, resolved.stored_bytes()).await?;
+    Ok(resolved)
+}
+
+/// A queued job's task resolved again when a worker takes it: the same inputs under the same
+/// `@{name}`s (URL inputs as their imports), still readable, and the quota checked once more.
+pub async fn reload(
+    state: &AppState,
+    account: &Account,
+    task: &Task,
+    run: &QueuedRun,
+) -> AppResult<Resolved> {
+    let (plan_name, plan) = state.plan_of(account)?;
+    let mut inputs = Vec::with_capacity(run.inputs.len());
+    for (queued, original) in run.inputs.iter().zip(&task.inputs) {
+        directories::owned(state, account, &queued.dir_id).await?;
+        let file =
+            files::readable(state, &queued.dir_id, &queued.file_name, &plan_name, plan).await?;
+        inputs.push(Input {
+            name: queued.name.clone(),
+            shown: original.file_path.clone(),
+            file: InputFile::Stored(file),
+        });
+    }
+    let resolved = Resolved {
+        account: account.clone(),
+        task: task.clone(),
+        inputs,
+        output_dir: Some(directories::owned(state, account, &run.output_dir_id).await?),
+    };
+    metering::check_quota(state, account, resolved.stored_bytes()).await?;
+    Ok(resolved)
+}
+
+/// The last path segment of a URL, made into a valid file name.
+pub fn url_file_name(url: &url::Url) -> String {
+    let last = url
+        .path_segments()
+        .and_then(|mut s| s.next_back())
+        .unwrap_or("");
+    let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
+    let clean: String = decoded
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    let clean = clean.trim_matches('.').to_string();
+    if clean.is_empty() {
+        "input".into()
+    } else {
+        clean
+    }
+}

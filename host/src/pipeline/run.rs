@@ -1,0 +1,119 @@
+//! Stage 5, *run*: ffmpeg in the sandbox, read-only inputs, one writable output folder, with
+//! the configured time, size and file limits, reporting progress as it goes.
+
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::app::AppState;
+use crate::error::{AppError, AppResult};
+use crate::media::runner::{self, Killed, OutputCap, Spec};
+use crate::media::sandbox::Rlimits;
+use crate::media::scratch::Scratch;
+use crate::plugins::types::StagedInput;
+
+/// Runs a checked argv; returns how long ffmpeg ran.
+pub async fn ffmpeg(
+    state: &AppState,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    argv: Vec<String>,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Duration> {
+    let limits = &state.cfg.limits;
+    let exit = {
+        let _permit = state.process_permits.acquire().await.expect("never closed");
+        runner::run(
+            &state.sandbox,
+            Spec {
+                program: &state.cfg.sandbox.ffmpeg_path,
+                args: argv,
+                read_only: vec![scratch.inputs()],
+                writable: vec![scratch.outputs()],
+                cwd: &scratch.outputs(),
+                timeout: Duration::from_secs(limits.process_timeout_s),
+                rlimits: Rlimits {
+                    file_size: limits.max_output_bytes,
+                    cpu_seconds: limits.process_timeout_s * 4,
+                    open_files: 1024,
+                },
+                output_cap: Some(OutputCap {
+                    dir: scratch.outputs(),
+                    max_bytes: limits.max_output_bytes,
+                    max_files: limits.max_output_files,
+                }),
+                stdout_cap: 0,
+                progress,
+            },
+        )
+        .await
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("cannot start ffmpeg: {e}")))?
+    };
+    match exit.killed {
+        Some(Killed::Timeout) => {
+            return Err(AppError::TimedOut {
+                what: "Processing",
+                seconds: limits.process_timeout_s,
+            });
+        }
+        Some(Killed::OutputCap) => {
+            return Err(AppError::OutputsTooLarge {
+                max_bytes: limits.max_output_bytes,
+                max_files: limits.max_output_files,
+            });
+        }
+        None => {}
+    }
+    if !exit.success() {
+        let code = exit.code.or(exit.signal.map(|s| 128 + s)).unwrap_or(-1);
+        return Err(AppError::FfmpegFailed {
+            code,
+            details: sanitize_stderr(&exit.stderr_tail, scratch, staged),
+        });
+    }
+    Ok(exit.elapsed)
+}
+
+/// At most 2000 characters of ffmpeg's stderr, with scratch paths replaced by the tenant's own
+/// names and any other absolute path hidden.
+pub fn sanitize_stderr(stderr: &str, scratch: &Scratch, staged: &[StagedInput]) -> Option<String> {
+    let mut text = stderr.to_string();
+    for s in staged.iter().rev() {
+        text = text.replace(&s.path, &s.name);
+    }
+    text = text.replace(&format!("{}/", scratch.outputs().display()), "");
+    text = text.replace(&scratch.dir.display().to_string(), "");
+    let mut out = String::new();
+    for line in text
+        .lines()
+        .rev()
+        .take(20)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        let line: String = line
+            .split(' ')
+            .map(|w| {
+                if w.trim_start_matches(['\'', '"']).starts_with('/') {
+                    "<path>"
+                } else {
+                    w
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let out: String = out
+        .trim()
+        .chars()
+        .rev()
+        .take(2000)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    (!out.is_empty()).then_some(out)
+}

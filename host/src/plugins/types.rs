@@ -1,0 +1,117 @@
+//! The host's own view of what crosses the plugin boundary. Generated WIT types stay inside
+//! `wit/v*.rs` (one adapter per contract version); everything else in the host uses these.
+
+use serde::Serialize;
+
+use crate::usage::Usage;
+
+/// An input staged in the job's scratch directory, and the name `@{name}` means.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StagedInput {
+    pub name: String,
+    pub path: String,
+}
+
+/// Options that apply to one file, and the file (an input or an output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandPart {
+    pub args: Vec<String>,
+    pub path: String,
+}
+
+/// One policy decision the command builder made, shown by the dry run.
+#[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
+pub struct PolicyDecision {
+    pub subject: String,
+    pub allowed: bool,
+    pub reason: String,
+}
+
+/// What the command builder made of a task: ffmpeg's argv in parts, before the host checks it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltCommand {
+    pub global_args: Vec<String>,
+    pub inputs: Vec<CommandPart>,
+    pub outputs: Vec<CommandPart>,
+    pub decisions: Vec<PolicyDecision>,
+}
+
+/// What the command builder made of a probe configuration: ffprobe's options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltProbe {
+    pub args: Vec<String>,
+    pub decisions: Vec<PolicyDecision>,
+}
+
+/// A plugin's refusal: a message for the tenant, and what it concerns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub message: String,
+    pub subject: Option<String>,
+}
+
+/// What a translator learns about one stream of an input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamFacts {
+    pub index: u32,
+    pub kind: String,
+    pub codec: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub frame_rate: Option<f64>,
+    pub channels: Option<u32>,
+    pub sample_rate: Option<u32>,
+    pub duration: Option<f64>,
+}
+
+/// What a translator learns about an input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputFacts {
+    pub name: String,
+    pub size: u64,
+    pub container: String,
+    pub duration: Option<f64>,
+    pub streams: Vec<StreamFacts>,
+}
+
+/// An output file as a webhook event reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventFile {
+    pub file_name: String,
+    pub size_bytes: u64,
+    pub download_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventOutcome {
+    Completed { files: Vec<EventFile>, usage: Usage },
+    Failed { error: String },
+}
+
+/// A finished job, for the webhook formatter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobEvent {
+    pub event_id: String,
+    pub job_id: String,
+    pub outcome: EventOutcome,
+    pub occurred_at: String,
+    pub webhook_url: String,
+}
+
+/// The callback a formatter asks the host to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackRequest {
+    pub content_type: String,
+    pub body: String,
+    pub headers: Vec<(String, String)>,
+}
+
+/// A chat completion a translator asks of the operator's model endpoint (`llm` import).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionRequest {
+    /// (role, content) pairs.
+    pub messages: Vec<(String, String)>,
+    pub json_schema: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+}

@@ -1,0 +1,158 @@
+//! The plugin contract versions the host speaks, one adapter file each. A component's version
+//! is read from the interface it exports, so adding `v0_2_0.rs` beside `v0_1_0.rs` (and a
+//! variant below) changes no caller.
+
+pub mod v0_1_0;
+
+use wasmtime::Engine;
+use wasmtime::Store;
+use wasmtime::component::{Component, InstancePre, Linker};
+
+use super::types::{
+    BuiltCommand, BuiltProbe, CallbackRequest, InputFacts, JobEvent, Refusal, StagedInput,
+};
+use super::{State, World};
+use crate::task::{ProbeConfig, Task};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V0_1_0,
+}
+
+impl Version {
+    pub const ALL: [Version; 1] = [Version::V0_1_0];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Version::V0_1_0 => "0.1.0",
+        }
+    }
+
+    /// The interface a component of this version exports to implement `world`.
+    pub fn export(self, world: World) -> &'static str {
+        match self {
+            Version::V0_1_0 => v0_1_0::export(world),
+        }
+    }
+
+    pub fn add_imports(self, linker: &mut Linker<State>, world: World) -> wasmtime::Result<()> {
+        match self {
+            Version::V0_1_0 => v0_1_0::add_imports(linker, world),
+        }
+    }
+}
+
+/// The version of `world` a component implements, from the interface it exports.
+pub fn detect(engine: &Engine, component: &Component, world: World) -> Result<Version, String> {
+    let ty = component.component_type();
+    let exports: Vec<&str> = ty.exports(engine).map(|(name, _)| name).collect();
+    Version::ALL
+        .into_iter()
+        .find(|v| exports.contains(&v.export(world)))
+        .ok_or_else(|| {
+            let wanted: Vec<&str> = Version::ALL.iter().map(|v| v.export(world)).collect();
+            format!(
+                "it exports {} but not {}",
+                if exports.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    exports.join(", ")
+                },
+                wanted.join(" or ")
+            )
+        })
+}
+
+/// A command-builder component, of whichever version.
+pub enum Builder {
+    V0_1_0(v0_1_0::Builder),
+}
+
+impl Builder {
+    pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Builder> {
+        match version {
+            Version::V0_1_0 => v0_1_0::Builder::new(pre).map(Builder::V0_1_0),
+        }
+    }
+
+    pub async fn build_task(
+        &self,
+        store: &mut Store<State>,
+        task: &Task,
+        inputs: &[StagedInput],
+        output_dir: &str,
+    ) -> wasmtime::Result<Result<BuiltCommand, Refusal>> {
+        match self {
+            Builder::V0_1_0(b) => b.build_task(store, task, inputs, output_dir).await,
+        }
+    }
+
+    pub async fn build_probe(
+        &self,
+        store: &mut Store<State>,
+        probe: &ProbeConfig,
+        input_path: &str,
+    ) -> wasmtime::Result<Result<BuiltProbe, Refusal>> {
+        match self {
+            Builder::V0_1_0(b) => b.build_probe(store, probe, input_path).await,
+        }
+    }
+}
+
+/// A translator component, of whichever version.
+pub enum Translator {
+    V0_1_0(v0_1_0::Translator),
+}
+
+impl Translator {
+    pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Translator> {
+        match version {
+            Version::V0_1_0 => v0_1_0::Translator::new(pre).map(Translator::V0_1_0),
+        }
+    }
+
+    pub async fn translate_task(
+        &self,
+        store: &mut Store<State>,
+        instructions: &str,
+        inputs: &[InputFacts],
+    ) -> wasmtime::Result<Result<Task, Refusal>> {
+        match self {
+            Translator::V0_1_0(t) => t.translate_task(store, instructions, inputs).await,
+        }
+    }
+
+    pub async fn translate_probe(
+        &self,
+        store: &mut Store<State>,
+        instructions: &str,
+        input: &InputFacts,
+    ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
+        match self {
+            Translator::V0_1_0(t) => t.translate_probe(store, instructions, input).await,
+        }
+    }
+}
+
+/// A webhook-formatter component, of whichever version.
+pub enum Formatter {
+    V0_1_0(v0_1_0::Formatter),
+}
+
+impl Formatter {
+    pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Formatter> {
+        match version {
+            Version::V0_1_0 => v0_1_0::Formatter::new(pre).map(Formatter::V0_1_0),
+        }
+    }
+
+    pub async fn format_event(
+        &self,
+        store: &mut Store<State>,
+        event: &JobEvent,
+    ) -> wasmtime::Result<Result<CallbackRequest, Refusal>> {
+        match self {
+            Formatter::V0_1_0(f) => f.format_event(store, event).await,
+        }
+    }
+}
