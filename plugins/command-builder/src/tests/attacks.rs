@@ -537,6 +537,22 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
             out_opts(&["-vf", &vec!["null"; 600].join(",")]),
             "more than 512 filters",
         ),
+        // Trap the WebAssembly plugin (a trap answers 500; a refusal 400).
+        (
+            "unary minus chain",
+            out_opts(&["-vf", &format!("scale=w={}1", "-".repeat(7000))]),
+            "expression nested too deeply",
+        ),
+        (
+            "unary plus-minus chain",
+            out_opts(&["-vf", &format!("pad=w={}1", "+-".repeat(3000))]),
+            "expression nested too deeply",
+        ),
+        (
+            "power chain",
+            out_opts(&["-vf", &format!("scale=w=1{}", "^1".repeat(4000))]),
+            "expression nested too deeply",
+        ),
         // Maps.
         (
             "map missing input",
