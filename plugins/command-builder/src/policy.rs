@@ -735,6 +735,9 @@ pub const MAX_TOKENS: usize = 512;
 pub const MAX_TOKEN_LEN: usize = 8192;
 pub const MAX_GRAPH_LEN: usize = 65_536;
 pub const MAX_FILTERS: usize = 512;
+/// Maps one output may have (`maps` and `-map` together): each mapped stream starts a decoder
+/// or an encoder, so 300 maps of `0:v` would start 300 encoders.
+pub const MAX_OUTPUT_STREAMS: usize = 32;
 /// Frames `loop` may hold in memory; `aloop` samples.
 pub const MAX_LOOP_FRAMES: i64 = 1000;
 pub const MAX_LOOP_SAMPLES: i64 = 10_000_000;

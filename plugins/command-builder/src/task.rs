@@ -9,10 +9,11 @@
 use crate::config::Config;
 use crate::filters::{self, GraphCtx};
 use crate::options::{self, OptCtx, ParsedOption, Side};
-use crate::policy::{self, Scope};
+use crate::policy::{self, MAX_OUTPUT_STREAMS, MAX_TOKENS, Scope};
 use crate::values::{self, MapTarget};
 use crate::{
-    CommandInput, CommandOutput, Decision, FfmpegCommand, JobLayout, Refusal, Task, refusal, show,
+    CommandInput, CommandOutput, Decision, FfmpegCommand, JobLayout, Refusal, Task, TaskOutput,
+    refusal, show,
 };
 
 /// Options that bound how much an output receives.
@@ -145,6 +146,7 @@ pub fn build_task(
         names.push(name);
 
         let parsed = options::parse_options(&output.options, Side::Output(j), &ctx)?;
+        check_map_budget(output, &parsed, j)?;
         let muxer = output_muxer(name, &parsed, j)?;
         for p in &parsed {
             if !p.spec.muxers.is_empty() && !p.spec.muxers.contains(&muxer) {
@@ -313,6 +315,36 @@ fn endless_filter(name: &str, config: &Config) -> Endless {
 
 fn endless_refusal(e: &Endless) -> Refusal {
     refusal(e.subject.clone(), e.message.clone())
+}
+
+/// Maps count against the option-token budget as the two tokens (`-map X`) they become, and
+/// an output may map at most `MAX_OUTPUT_STREAMS` streams: both keep the argv and the number of
+/// encoders ffmpeg starts bounded. Checked before the maps themselves are read.
+fn check_map_budget(output: &TaskOutput, parsed: &[ParsedOption], j: usize) -> Result<(), Refusal> {
+    let tokens = output
+        .options
+        .len()
+        .saturating_add(output.maps.len().saturating_mul(2));
+    if tokens > MAX_TOKENS {
+        return Err(refusal(
+            "maps",
+            format!(
+                "Too many option tokens: options and maps make {tokens} (each map counts as two, -map and its value); the limit is {MAX_TOKENS} (output {})",
+                j + 1
+            ),
+        ));
+    }
+    let streams = output.maps.len() + parsed.iter().filter(|p| p.base == "map").count();
+    if streams > MAX_OUTPUT_STREAMS {
+        return Err(refusal(
+            "maps",
+            format!(
+                "Too many maps: output {} maps {streams} streams; the limit is {MAX_OUTPUT_STREAMS} per output",
+                j + 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The muxer the output will use: `-f` if given, else what ffmpeg guesses from the extension.

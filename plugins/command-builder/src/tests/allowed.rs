@@ -527,6 +527,20 @@ fn rows() -> Vec<(&'static str, Task, Vec<&'static str>)> {
             ],
         ),
         (
+            "32 maps, the most one output may have",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &["-c", "copy"], &vec!["0:a"; 32])],
+                None,
+            ),
+            [
+                &["-i", "/job/in/0-in.mp4", "-c", "copy"][..],
+                &["-map", "0:a"].repeat(32),
+                &["/job/out/out.mkv"],
+            ]
+            .concat(),
+        ),
+        (
             "side file read through -f data",
             task(
                 vec![input("in.mp4", &[]), input("grade.cube", &["-f", "data"])],

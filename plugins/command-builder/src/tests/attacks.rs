@@ -582,6 +582,46 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
             "Map '[nope]' (output 1) does not name an output label",
         ),
         (
+            "300 maps of one stream",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 300])],
+                None,
+            ),
+            "Too many option tokens: options and maps make 600",
+        ),
+        (
+            "120,000 maps",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 120_000])],
+                None,
+            ),
+            "the limit is 512 (output 1)",
+        ),
+        (
+            "maps beyond the stream cap",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 33])],
+                None,
+            ),
+            "Too many maps: output 1 maps 33 streams; the limit is 32 per output",
+        ),
+        (
+            "-map options and maps together beyond the cap",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "out.mkv",
+                    &["-map", "0:a", "-map", "0:a"],
+                    &vec!["0:v"; 31],
+                )],
+                None,
+            ),
+            "maps 33 streams",
+        ),
+        (
             "graph reads a missing input",
             graph("[7:v]hflip[v]"),
             "Filter graph input '[7:v]' names neither an input stream",
