@@ -81,7 +81,7 @@ pub enum Value {
     PlainName,
     /// `auto` or 0..=`max_threads`.
     Threads,
-    /// 0..=`max_loop`; `-1` (forever) refused.
+    /// 0..=`max_loop`, or `-1` (forever), which `task` allows only with bounded outputs.
     StreamLoop,
     /// Comma-separated durations (`-segment_times`).
     DurationList,

@@ -16,8 +16,12 @@ use crate::{
     refusal, show,
 };
 
-/// Options that bound how much an output receives.
-const BOUNDING: &[&str] = &["t", "to", "frames", "vframes", "aframes", "shortest"];
+/// Options that bound how much an output receives. `-shortest` bounds it too, but only when
+/// some input ends (`output_bounded`).
+const BOUNDING: &[&str] = &["t", "to", "frames", "vframes", "aframes", "fs"];
+/// How an endless thing's refusal says the outputs can be bounded.
+const BOUND_HINT: &str =
+    "bound every output with -t, -frames, -fs, or -shortest with an input that ends";
 
 fn decision(subject: impl Into<String>, allowed: bool, reason: impl Into<String>) -> Decision {
     Decision {
@@ -57,6 +61,8 @@ pub fn build_task(
     let mut decisions = Vec::new();
     let mut global_args: Vec<String> = Vec::new();
     let mut endless: Vec<Endless> = Vec::new();
+    // Whether some input ends, so that `-shortest` bounds an output.
+    let mut finite_input = false;
     // Labels complex graphs offer to `-map`.
     let mut graph_outputs: Vec<String> = Vec::new();
 
@@ -64,18 +70,9 @@ pub fn build_task(
     let mut inputs = Vec::new();
     for (i, input) in task.inputs.iter().enumerate() {
         let parsed = options::parse_options(&input.options, Side::Input(i), &ctx)?;
-        let loops_image = parsed
-            .iter()
-            .any(|p| p.base == "loop" && p.value.as_deref() == Some("1"));
-        let bounded = parsed.iter().any(|p| p.base == "t" || p.base == "to");
-        if loops_image && !bounded {
-            endless.push(Endless {
-                subject: "-loop".into(),
-                message: format!(
-                    "Input {} loops its image forever (-loop 1): add -t to the input, or bound every output with -t, -frames or -shortest",
-                    i + 1
-                ),
-            });
+        match endless_input(&parsed, i) {
+            Some(e) => endless.push(e),
+            None => finite_input = true,
         }
         let mut args = Vec::new();
         place_options(
@@ -160,7 +157,7 @@ pub fn build_task(
                 ));
             }
         }
-        let bounded = parsed.iter().any(|p| BOUNDING.contains(&p.base.as_str()));
+        let bounded = output_bounded(&parsed, finite_input);
         all_bounded &= bounded;
         // An endless filter in this output's own simple graph needs this output bounded.
         for p in &parsed {
@@ -299,6 +296,41 @@ fn place_options(
     }
 }
 
+/// An input that repeats forever: an image with `-loop 1` or any input with `-stream_loop -1`,
+/// unless `-t`/`-to` on the input ends it.
+fn endless_input(parsed: &[ParsedOption], i: usize) -> Option<Endless> {
+    if parsed.iter().any(|p| p.base == "t" || p.base == "to") {
+        return None;
+    }
+    let with = |base: &str, value: &str| {
+        parsed
+            .iter()
+            .any(|p| p.base == base && p.value.as_deref() == Some(value))
+    };
+    let (option, what) = if with("stream_loop", "-1") {
+        ("-stream_loop", "loops forever (-stream_loop -1)")
+    } else if with("loop", "1") {
+        ("-loop", "loops its image forever (-loop 1)")
+    } else {
+        return None;
+    };
+    Some(Endless {
+        subject: option.into(),
+        message: format!(
+            "Input {} {what}: add -t to the input, or {BOUND_HINT}",
+            i + 1
+        ),
+    })
+}
+
+/// Whether an output stops by itself: a duration, frame or size limit, or `-shortest` while
+/// some input ends (with every input endless, `-shortest` waits forever too).
+fn output_bounded(parsed: &[ParsedOption], finite_input: bool) -> bool {
+    parsed
+        .iter()
+        .any(|p| BOUNDING.contains(&p.base.as_str()) || (p.base == "shortest" && finite_input))
+}
+
 fn endless_filter(name: &str, config: &Config) -> Endless {
     let how = if name == "apad" {
         "give it pad_dur, whole_dur, pad_len or whole_len".to_string()
@@ -307,9 +339,7 @@ fn endless_filter(name: &str, config: &Config) -> Endless {
     };
     Endless {
         subject: name.to_string(),
-        message: format!(
-            "Filter '{name}' generates media forever: {how}, or bound every output with -t, -frames or -shortest"
-        ),
+        message: format!("Filter '{name}' generates media forever: {how}, or {BOUND_HINT}"),
     }
 }
 

@@ -541,6 +541,73 @@ fn rows() -> Vec<(&'static str, Task, Vec<&'static str>)> {
             .concat(),
         ),
         (
+            "short video looped under a long audio (the n8n template)",
+            task(
+                vec![
+                    input("clip.mp4", &["-stream_loop", "-1"]),
+                    input("voice.mp3", &[]),
+                ],
+                vec![output(
+                    "out.mp4",
+                    &["-c:v", "libx264", "-c:a", "aac", "-shortest"],
+                    &["0:v", "1:a"],
+                )],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "-i",
+                "/job/in/1-voice.mp3",
+                "-c:v",
+                "libx264",
+                "-c:a",
+                "aac",
+                "-shortest",
+                "-map",
+                "0:v",
+                "-map",
+                "1:a",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
+            "stream loop forever, ended by -t on the input",
+            task(
+                vec![input("clip.mp4", &["-stream_loop", "-1", "-t", "30"])],
+                vec![output("out.mp4", &[], &[])],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-t",
+                "30",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
+            "stream loop forever, output ended by a size limit",
+            task(
+                vec![input("clip.mp4", &["-stream_loop", "-1"])],
+                vec![output("out.mp4", &["-fs", "10M"], &[])],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "-fs",
+                "10M",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
             "side file read through -f data",
             task(
                 vec![input("in.mp4", &[]), input("grade.cube", &["-f", "data"])],

@@ -425,9 +425,50 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
         ),
         // Exhaust the machine.
         (
-            "stream_loop forever",
+            "stream_loop forever, unbounded output",
             in_opts(&["-stream_loop", "-1"]),
-            "Value '-1' of option '-stream_loop' is not allowed: -1 loops forever",
+            "Input 1 loops forever (-stream_loop -1): add -t to the input, or bound every output",
+        ),
+        (
+            "stream_loop forever, one output unbounded",
+            task(
+                vec![input("in.mp4", &["-stream_loop", "-1"])],
+                vec![
+                    output("a.mp4", &["-t", "5"], &[]),
+                    output("b.mp4", &[], &[]),
+                ],
+                None,
+            ),
+            "Input 1 loops forever (-stream_loop -1)",
+        ),
+        (
+            "stream_loop forever, -shortest but every input endless",
+            task(
+                vec![
+                    input("in.mp4", &["-stream_loop", "-1"]),
+                    input("song.mp3", &["-stream_loop", "-1"]),
+                ],
+                vec![output("out.mp4", &["-shortest"], &["0:v", "1:a"])],
+                None,
+            ),
+            "Input 1 loops forever (-stream_loop -1)",
+        ),
+        (
+            "image loop and stream loop under -shortest",
+            task(
+                vec![
+                    input("img.png", &["-loop", "1"]),
+                    input("song.mp3", &["-stream_loop", "-1"]),
+                ],
+                vec![output("out.mp4", &["-shortest"], &["0:v", "1:a"])],
+                None,
+            ),
+            "Input 1 loops its image forever (-loop 1)",
+        ),
+        (
+            "stream_loop below -1",
+            in_opts(&["-stream_loop", "-2"]),
+            "expected a repeat count from 0 to 100, or -1 (forever, with bounded outputs)",
         ),
         (
             "stream_loop huge",
