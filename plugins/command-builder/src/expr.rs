@@ -128,7 +128,10 @@ impl Parser<'_> {
                         args.push(self.expr()?);
                     }
                     self.expect(b')')?;
-                    call(&name, &args)
+                    match name.as_str() {
+                        "rotw" | "roth" => self.rotated(&args),
+                        _ => call(&name, &args),
+                    }
                 } else {
                     self.vars
                         .iter()
@@ -144,6 +147,16 @@ impl Parser<'_> {
                 }
             }
             _ => Err("expected a number, a name or '('".into()),
+        }
+    }
+
+    /// `rotate`'s `rotw(a)`/`roth(a)`: the rotated frame's side, at most the input's diagonal
+    /// whatever the angle (which may depend on time, so it is not evaluated).
+    fn rotated(&self, args: &[f64]) -> Result<f64, String> {
+        let var = |n: &str| self.vars.iter().find(|(v, _)| *v == n).map(|(_, v)| *v);
+        match (args.len(), var("iw"), var("ih")) {
+            (1, Some(w), Some(h)) => Ok(w.hypot(h)),
+            _ => Err("rotw()/roth() take 1 argument and need the input size".into()),
         }
     }
 
@@ -198,7 +211,7 @@ fn call(name: &str, a: &[f64]) -> Result<f64, String> {
                 _ => bool(a[0] == 0.0),
             }
         }
-        "gt" | "gte" | "lt" | "lte" | "eq" | "pow" | "mod" => {
+        "gt" | "gte" | "lt" | "lte" | "eq" | "pow" | "mod" | "hypot" => {
             arity(2)?;
             match name {
                 "gt" => bool(a[0] > a[1]),
@@ -207,6 +220,7 @@ fn call(name: &str, a: &[f64]) -> Result<f64, String> {
                 "lte" => bool(a[0] <= a[1]),
                 "eq" => bool(a[0] == a[1]),
                 "pow" => a[0].powf(a[1]),
+                "hypot" => a[0].hypot(a[1]),
                 _ => a[0] % a[1],
             }
         }
@@ -250,6 +264,8 @@ mod tests {
             ("ih+20", 1100.0),
             ("2^3*iw", 15360.0),
             ("(iw - 10) * 2", 3820.0),
+            ("hypot(3,4)", 5.0),
+            ("rotw(PI/6)", 1920f64.hypot(1080.0)),
         ];
         for (text, want) in cases {
             assert!((eval(text, VARS).unwrap() - want).abs() < 1e-6, "{text}");
