@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::filtergraph::{self, Graph};
-use crate::frames::{self, Size, Source};
+use crate::frames::{self, Buffered, Size, Source};
 use crate::policy::{
     self, Check, Endless, FilterRule, MAX_FILTERS, MAX_FPS, MAX_GRAPH_LEN, MAX_SAMPLE_RATE,
     PROTOCOLS,
@@ -31,7 +31,7 @@ pub struct CheckedGraph {
     pub endless: Vec<String>,
     /// Filters that keep their whole input in memory (`reverse`), with the task inputs that
     /// must then carry `-t` (`None`: every input); `task` checks them.
-    pub buffered: Vec<(String, Vec<Option<usize>>)>,
+    pub buffered: Vec<Buffered>,
     pub decisions: Vec<Decision>,
 }
 
@@ -177,7 +177,7 @@ fn whole_stream_buffers(
     ends: &[bool],
     endless: &[String],
     place: &str,
-) -> Result<Vec<(String, Vec<Option<usize>>)>, Refusal> {
+) -> Result<Vec<Buffered>, Refusal> {
     let endless: Vec<bool> = graph
         .filters
         .iter()

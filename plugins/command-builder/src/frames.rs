@@ -24,6 +24,10 @@ pub enum Source {
     Input(Option<usize>),
 }
 
+/// A filter that keeps its whole input in memory, and the task inputs that must then carry
+/// `-t` (`None`: every input).
+pub type Buffered = (String, Vec<Option<usize>>);
+
 /// A checked filter's options by canonical name, as the size rules read them.
 pub type Opts = [(String, String)];
 

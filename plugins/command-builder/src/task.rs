@@ -8,6 +8,7 @@
 
 use crate::config::Config;
 use crate::filters::{self, GraphCtx};
+use crate::frames::Buffered;
 use crate::options::{self, OptCtx, ParsedOption, Side};
 use crate::policy::{self, MAX_OUTPUT_STREAMS, MAX_TOKENS, Scope};
 use crate::values::{self, MapTarget};
@@ -241,7 +242,7 @@ struct Gathered {
     graph_outputs: Vec<String>,
     endless: Vec<Endless>,
     /// Filters that keep their whole input in memory, and the inputs that must carry `-t`.
-    buffered: Vec<(String, Vec<Option<usize>>)>,
+    buffered: Vec<Buffered>,
 }
 
 /// Sorts parsed options into this list's arguments and the global arguments, and records the

@@ -509,14 +509,20 @@ fn tasks() -> Vec<(&'static str, Task, &'static [&'static str])> {
     ]
 }
 
-#[test]
-fn built_commands_run_in_ffmpeg() {
+/// A scratch directory for one test, named `tag`, and the fixtures made in it.
+fn scratch(tag: &str) -> (PathBuf, PathBuf) {
     assert!(
         have("ffmpeg") && have("ffprobe"),
         "ffmpeg and ffprobe are required (make setup installs them)"
     );
-    let root = std::env::temp_dir().join(format!("command-builder-test-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("command-builder-{tag}-{}", std::process::id()));
     let src = fixtures(&root);
+    (root, src)
+}
+
+#[test]
+fn built_commands_run_in_ffmpeg() {
+    let (root, src) = scratch("test");
     let mut failures = Vec::new();
     for (k, (name, task, expected)) in tasks().into_iter().enumerate() {
         let job = root.join(format!("job{k}"));
@@ -572,12 +578,7 @@ fn built_commands_run_in_ffmpeg() {
 /// track, ended by `-shortest`, gives about 3 s of output.
 #[test]
 fn looped_video_under_longer_audio_ends_with_the_audio() {
-    assert!(
-        have("ffmpeg") && have("ffprobe"),
-        "ffmpeg and ffprobe are required (make setup installs them)"
-    );
-    let root = std::env::temp_dir().join(format!("command-builder-loop-{}", std::process::id()));
-    let src = fixtures(&root);
+    let (root, src) = scratch("loop");
     let job = root.join("job");
     let task = task(
         vec![
