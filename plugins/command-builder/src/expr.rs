@@ -18,6 +18,9 @@ pub fn eval(text: &str, vars: &[(&str, f64)]) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Deepest nesting evaluated; deeper input is refused (it is never a real size expression).
+const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
@@ -37,18 +40,32 @@ impl Parser<'_> {
         self.s.get(self.pos).copied()
     }
 
-    fn expr(&mut self) -> Result<f64, String> {
+    /// Runs `step` one level deeper. Every recursive rule (parentheses, function arguments,
+    /// unary signs, `^`) goes through here, so `------…1` or `1^1^…` of any length is refused
+    /// instead of exhausting the WebAssembly stack.
+    fn nested(&mut self, step: fn(&mut Self) -> Result<f64, String>) -> Result<f64, String> {
         self.depth += 1;
-        if self.depth > 64 {
-            return Err("expression nested too deeply".into());
+        if self.depth > MAX_DEPTH {
+            return Err(format!(
+                "expression nested too deeply (more than {MAX_DEPTH} levels of parentheses, signs or ^)"
+            ));
         }
+        let v = step(self)?;
+        self.depth -= 1;
+        Ok(v)
+    }
+
+    fn expr(&mut self) -> Result<f64, String> {
+        self.nested(Self::sum)
+    }
+
+    fn sum(&mut self) -> Result<f64, String> {
         let mut v = self.term()?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
             self.pos += 1;
             let r = self.term()?;
             v = if op == b'+' { v + r } else { v - r };
         }
-        self.depth -= 1;
         Ok(v)
     }
 
@@ -66,7 +83,7 @@ impl Parser<'_> {
         let base = self.unary()?;
         if self.peek() == Some(b'^') {
             self.pos += 1;
-            let exp = self.power()?;
+            let exp = self.nested(Self::power)?;
             return Ok(base.powf(exp));
         }
         Ok(base)
@@ -76,11 +93,11 @@ impl Parser<'_> {
         match self.peek() {
             Some(b'-') => {
                 self.pos += 1;
-                Ok(-self.unary()?)
+                Ok(-self.nested(Self::unary)?)
             }
             Some(b'+') => {
                 self.pos += 1;
-                self.unary()
+                self.nested(Self::unary)
             }
             _ => self.primary(),
         }
@@ -111,7 +128,10 @@ impl Parser<'_> {
                         args.push(self.expr()?);
                     }
                     self.expect(b')')?;
-                    call(&name, &args)
+                    match name.as_str() {
+                        "rotw" | "roth" => self.rotated(&args),
+                        _ => call(&name, &args),
+                    }
                 } else {
                     self.vars
                         .iter()
@@ -127,6 +147,16 @@ impl Parser<'_> {
                 }
             }
             _ => Err("expected a number, a name or '('".into()),
+        }
+    }
+
+    /// `rotate`'s `rotw(a)`/`roth(a)`: the rotated frame's side, at most the input's diagonal
+    /// whatever the angle (which may depend on time, so it is not evaluated).
+    fn rotated(&self, args: &[f64]) -> Result<f64, String> {
+        let var = |n: &str| self.vars.iter().find(|(v, _)| *v == n).map(|(_, v)| *v);
+        match (args.len(), var("iw"), var("ih")) {
+            (1, Some(w), Some(h)) => Ok(w.hypot(h)),
+            _ => Err("rotw()/roth() take 1 argument and need the input size".into()),
         }
     }
 
@@ -181,7 +211,7 @@ fn call(name: &str, a: &[f64]) -> Result<f64, String> {
                 _ => bool(a[0] == 0.0),
             }
         }
-        "gt" | "gte" | "lt" | "lte" | "eq" | "pow" | "mod" => {
+        "gt" | "gte" | "lt" | "lte" | "eq" | "pow" | "mod" | "hypot" => {
             arity(2)?;
             match name {
                 "gt" => bool(a[0] > a[1]),
@@ -190,6 +220,7 @@ fn call(name: &str, a: &[f64]) -> Result<f64, String> {
                 "lte" => bool(a[0] <= a[1]),
                 "eq" => bool(a[0] == a[1]),
                 "pow" => a[0].powf(a[1]),
+                "hypot" => a[0].hypot(a[1]),
                 _ => a[0] % a[1],
             }
         }
@@ -233,6 +264,8 @@ mod tests {
             ("ih+20", 1100.0),
             ("2^3*iw", 15360.0),
             ("(iw - 10) * 2", 3820.0),
+            ("hypot(3,4)", 5.0),
+            ("rotw(PI/6)", 1920f64.hypot(1080.0)),
         ];
         for (text, want) in cases {
             assert!((eval(text, VARS).unwrap() - want).abs() < 1e-6, "{text}");
@@ -249,6 +282,9 @@ mod tests {
             "1;2",
             "iw)",
             &"(".repeat(100),
+            &format!("{}1", "-".repeat(7000)),
+            &format!("1{}", "^1".repeat(5000)),
+            &format!("{}1", "+-".repeat(5000)),
         ] {
             assert!(eval(text, VARS).is_err(), "{text}");
         }

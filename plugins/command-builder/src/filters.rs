@@ -4,12 +4,13 @@
 
 use crate::config::Config;
 use crate::filtergraph::{self, Graph};
+use crate::frames::{self, Buffered, Size, Source};
 use crate::policy::{
     self, Check, Endless, FilterRule, MAX_FILTERS, MAX_FPS, MAX_GRAPH_LEN, MAX_SAMPLE_RATE,
     PROTOCOLS,
 };
 use crate::values::{self, MapTarget};
-use crate::{Decision, Refusal, StagedInput, expr, placeholders, refusal, show};
+use crate::{Decision, Refusal, StagedInput, placeholders, refusal, show};
 
 /// What a graph check needs to know about the task.
 pub struct GraphCtx<'a> {
@@ -28,39 +29,20 @@ pub struct CheckedGraph {
     /// Filters that produce media forever as configured (sources without a duration, `apad`
     /// without a length): allowed only when every output is bounded.
     pub endless: Vec<String>,
+    /// Filters that keep their whole input in memory (`reverse`), with the task inputs that
+    /// must then carry `-t` (`None`: every input); `task` checks them.
+    pub buffered: Vec<Buffered>,
     pub decisions: Vec<Decision>,
 }
 
-/// Variables for size expressions, as for a 1920x1080 input with square pixels.
-const REFERENCE_VARS: &[(&str, f64)] = &[
-    ("iw", 1920.0),
-    ("ih", 1080.0),
-    ("in_w", 1920.0),
-    ("in_h", 1080.0),
-    ("ow", 1920.0),
-    ("oh", 1080.0),
-    ("out_w", 1920.0),
-    ("out_h", 1080.0),
-    ("main_w", 1920.0),
-    ("main_h", 1080.0),
-    ("a", 1920.0 / 1080.0),
-    ("main_a", 1920.0 / 1080.0),
-    ("dar", 1920.0 / 1080.0),
-    ("main_dar", 1920.0 / 1080.0),
-    ("sar", 1.0),
-    ("main_sar", 1.0),
-    ("hsub", 2.0),
-    ("vsub", 2.0),
-    ("ohsub", 2.0),
-    ("ovsub", 2.0),
-    ("main_hsub", 2.0),
-    ("main_vsub", 2.0),
-    ("x", 0.0),
-    ("y", 0.0),
-    ("n", 0.0),
-    ("t", 0.0),
-    ("pos", 0.0),
-];
+/// What checking one filter found.
+struct Checked {
+    reason: String,
+    /// It produces media forever as configured.
+    endless: bool,
+    /// Its options by canonical name, placeholders resolved.
+    opts: Vec<(String, String)>,
+}
 
 /// A value that names a file or URL: absolute or home paths, `..` segments, `scheme://`, or a
 /// protocol prefix such as `file:`.
@@ -110,17 +92,24 @@ pub fn check_graph(text: &str, complex: bool, ctx: &GraphCtx) -> Result<CheckedG
     }
     let mut decisions = Vec::new();
     let mut endless = Vec::new();
-    for filter in &mut graph.filters {
-        let (reason, is_endless) = check_filter(filter, ctx)?;
-        if is_endless {
+    let mut ends = Vec::new();
+    let mut sizes: Vec<Option<Size>> = Vec::new();
+    for i in 0..graph.filters.len() {
+        let sources = frames::sources(&graph, i);
+        let filter = &mut graph.filters[i];
+        let checked = check_filter(filter, ctx)?;
+        sizes.push(frame_size(filter, &checked.opts, &sources, &sizes, ctx)?);
+        ends.push(frames::ends_stream(&filter.name, &checked.opts));
+        if checked.endless {
             endless.push(filter.name.clone());
         }
         decisions.push(Decision {
             subject: filter.name.clone(),
             allowed: true,
-            reason: format!("{place}: {reason}"),
+            reason: format!("{place}: {}", checked.reason),
         });
     }
+    let buffered = whole_stream_buffers(&graph, &ends, &endless, place)?;
 
     // Link labels: what the graph consumes from outside and offers to `-map`.
     let produced: Vec<&String> = graph.filters.iter().flat_map(|f| &f.outputs).collect();
@@ -151,16 +140,68 @@ pub fn check_graph(text: &str, complex: bool, ctx: &GraphCtx) -> Result<CheckedG
         text: filtergraph::serialize(&graph),
         open_outputs,
         endless,
+        buffered,
         decisions,
     })
 }
 
-/// Checks one filter in place (resolving placeholders). Returns the decision's reason and
-/// whether it runs forever.
-fn check_filter(
-    filter: &mut filtergraph::Filter,
+/// The largest frames filter `filter` makes, given what its sources make (task inputs and
+/// filters later in the graph count as unknown); refused beyond `max_dimension`.
+fn frame_size(
+    filter: &filtergraph::Filter,
+    opts: &[(String, String)],
+    sources: &[Source],
+    sizes: &[Option<Size>],
     ctx: &GraphCtx,
-) -> Result<(String, bool), Refusal> {
+) -> Result<Option<Size>, Refusal> {
+    let inputs: Vec<Option<Size>> = sources
+        .iter()
+        .map(|s| match s {
+            Source::Filter(j) => sizes.get(*j).copied().flatten(),
+            Source::Input(_) => None,
+        })
+        .collect();
+    let max = f64::from(ctx.config.max_dimension);
+    frames::frame_size(&filter.name, opts, &inputs, max).map_err(|e| {
+        refusal(
+            filter.name.clone(),
+            format!("Filter '{}' {e} ({})", show(&filter.name), ctx.place),
+        )
+    })
+}
+
+/// Filters that keep their whole input in memory, each with the task inputs that must carry
+/// `-t`; refused when nothing before them can end their input.
+fn whole_stream_buffers(
+    graph: &Graph,
+    ends: &[bool],
+    endless: &[String],
+    place: &str,
+) -> Result<Vec<Buffered>, Refusal> {
+    let endless: Vec<bool> = graph
+        .filters
+        .iter()
+        .map(|f| endless.contains(&f.name))
+        .collect();
+    let mut out = Vec::new();
+    for (i, filter) in graph.filters.iter().enumerate() {
+        let name = filter.name.as_str();
+        if !policy::WHOLE_STREAM_BUFFERS.contains(&name) {
+            continue;
+        }
+        let inputs = frames::bounded_by_inputs(graph, i, ends, &endless).map_err(|why| {
+            refusal(
+                name,
+                format!("Filter '{name}' keeps its whole input in memory, and {why}: put trim/atrim with end= or duration= before it ({place})"),
+            )
+        })?;
+        out.push((name.to_string(), inputs));
+    }
+    Ok(out)
+}
+
+/// Checks one filter in place (resolving placeholders).
+fn check_filter(filter: &mut filtergraph::Filter, ctx: &GraphCtx) -> Result<Checked, Refusal> {
     let place = &ctx.place;
     let name = filter.name.clone();
     let not_allowed = |why: &str| {
@@ -183,7 +224,8 @@ fn check_filter(
     }
 
     let mut notes = Vec::new();
-    let mut given = Vec::new();
+    let mut given: Vec<(String, String)> = Vec::new();
+    let mut forever = false;
     for (index, arg) in filter.args.iter_mut().enumerate() {
         let canonical: Option<String> = match (&arg.key, rule) {
             (Some(key), _) => {
@@ -247,12 +289,16 @@ fn check_filter(
                 notes.push(format!("{label} reads input '{}'", show(input)));
                 arg.value = path.to_string();
                 if let Some(c) = canonical {
-                    given.push(c);
+                    given.push((c, arg.value.clone()));
                 }
                 continue;
             }
             Some(Check::Refused(why)) => return Err(option_refusal(why.into())),
             Some(Check::Text) => {}
+            Some(Check::Repeat { forever: f }) if values::parse_int(&arg.value) == Some(f) => {
+                notes.push(format!("{label} repeats forever"));
+                forever = true;
+            }
             Some(other) => check_value(other, &arg.value, ctx.config).map_err(|e| {
                 refusal(
                     name.clone(),
@@ -284,45 +330,33 @@ fn check_filter(
             arg.value = resolved;
         }
         if let Some(c) = canonical {
-            given.push(c);
+            given.push((c, arg.value.clone()));
         }
     }
 
-    let is_endless = match rule.map(|r| r.endless) {
-        Some(Endless::UnlessOneOf(bounds)) => !bounds.iter().any(|b| given.iter().any(|g| g == b)),
-        _ => false,
-    };
+    let is_endless = forever
+        || match rule.map(|r| r.endless) {
+            Some(Endless::UnlessOneOf(bounds)) => {
+                !bounds.iter().any(|b| given.iter().any(|(g, _)| g == b))
+            }
+            _ => false,
+        };
     let mut reason = String::from("allowed filter");
     if !notes.is_empty() {
         reason.push_str("; ");
         reason.push_str(&notes.join("; "));
     }
-    Ok((reason, is_endless))
+    Ok(Checked {
+        reason,
+        endless: is_endless,
+        opts: given,
+    })
 }
 
 /// Applies a value check; `Err` completes "value '...' is not allowed: ...".
 fn check_value(check: Check, value: &str, config: &Config) -> Result<(), String> {
     let max_dim = config.max_dimension;
     match check {
-        Check::Dimension => {
-            let v = match values::parse_number(value) {
-                Some(v) => v,
-                None => expr::eval(value, REFERENCE_VARS).map_err(|e| {
-                    format!("the expression cannot be checked ({e}); use numbers, iw/ih and min, max, trunc, round, if")
-                })?,
-            };
-            if v.is_nan() || v > f64::from(max_dim) {
-                let how = if values::parse_number(value).is_some() {
-                    String::new()
-                } else {
-                    " for a 1920x1080 input".into()
-                };
-                return Err(format!(
-                    "it gives {v:.0} pixels{how}; the limit is {max_dim}"
-                ));
-            }
-            Ok(())
-        }
         Check::Size => values::check_size(value, max_dim),
         Check::Rate => match values::parse_rate(value) {
             Some(r) if r > MAX_FPS => Err(format!("frame rates above {MAX_FPS} are not allowed")),
@@ -345,12 +379,10 @@ fn check_value(check: Check, value: &str, config: &Config) -> Result<(), String>
                 _ => Err(format!("expected a sample count from 0 to {max}")),
             }
         }
-        Check::Repeat { forever } => {
+        Check::Repeat { .. } => {
             let max = i64::from(config.max_loop);
+            // `forever` never gets here: `check_filter` makes the filter endless instead.
             match values::parse_int(value) {
-                Some(v) if v == forever => {
-                    Err(format!("{v} repeats forever; give a count up to {max}"))
-                }
                 Some(v) if (0..=max).contains(&v) => Ok(()),
                 _ => Err(format!("expected a repeat count from 0 to {max}")),
             }
@@ -440,6 +472,14 @@ mod tests {
         assert_eq!(g.endless, vec!["color"]);
         let g = check("color=c=black:s=640x360:d=5[bg]").unwrap();
         assert!(g.endless.is_empty());
+        // Repeating forever is allowed when every output is bounded (checked by `task`).
+        for forever in [
+            "amovie=@{in.mp4}:loop=0",
+            "[0:v]loop=-1:1:0",
+            "[0:a]aloop=loop=-1:size=44100",
+        ] {
+            assert_eq!(check(forever).unwrap().endless.len(), 1, "{forever}");
+        }
         assert!(check("[0:v]scale=iw/2:-2[v]").is_ok());
         assert!(check("[0:v]scale=w=1280:h=720:force_original_aspect_ratio=decrease,pad=1280:720:(ow-iw)/2:(oh-ih)/2[v]").is_ok());
     }
@@ -449,7 +489,6 @@ mod tests {
         let cases = [
             ("movie=/etc/passwd", "must be @{name}"),
             ("movie=filename=@{nope}", "does not name an input"),
-            ("amovie=@{in.mp4}:loop=0", "repeats forever"),
             (
                 "[0:v]drawtext=textfile=/etc/passwd",
                 "option 'textfile' is not allowed",
@@ -463,11 +502,9 @@ mod tests {
             ("zmq", "network socket"),
             ("ladspa=f=x", "loads code"),
             ("[0:v]scale=100000:100000", "limit is 8192"),
-            ("[0:v]scale=iw*10:-2", "for a 1920x1080 input"),
+            ("[0:v]scale=iw*10:-2", "for an input of up to 8192x8192"),
             ("[0:v]pad=20000:20000", "limit is 8192"),
-            ("[0:v]loop=-1:1:0", "repeats forever"),
-            ("[0:a]aloop=loop=-1:size=44100", "repeats forever"),
-            ("[0:v]loop=loop=5:size=100000", "from 0 to 1000"),
+            ("[0:v]loop=loop=5:size=100000", "from 0 to 300"),
             ("color=s=99999x99999:d=1", "limit of 8192"),
             ("color=d=100000", "limit is 3600"),
             ("[0:v]subtitles=/etc/passwd", "must be @{name}"),

@@ -7,6 +7,7 @@
 //! - `options` reads option lists with each option's arity against the allow-list;
 //! - `filtergraph` parses and re-serialises ffmpeg's filter graph syntax;
 //! - `filters` applies the filter policy (allow-list, `@{name}` files, caps);
+//! - `frames` follows what flows through a graph (frame sizes, bounded inputs);
 //! - `probe` builds the ffprobe arguments;
 //! - `policy` holds the allow-lists as data tables; `values` the value syntaxes;
 //! - `expr` bounds size expressions; `placeholders` resolves `@{name}`; `config` reads settings.
@@ -24,6 +25,7 @@ pub mod config;
 pub mod expr;
 pub mod filtergraph;
 pub mod filters;
+pub mod frames;
 pub mod options;
 pub mod placeholders;
 pub mod policy;

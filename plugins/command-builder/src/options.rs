@@ -333,18 +333,16 @@ fn check_option_value(
                 values::check_int(raw, 0, i64::from(config.max_threads))?;
             }
         }
-        Value::StreamLoop => match values::parse_int(raw) {
-            Some(-1) => {
-                return Err(format!(
-                    "-1 loops forever; give a count from 0 to {}",
+        // `-1` (forever) is judged with the outputs: `task` allows it when every output is
+        // bounded, as for `-loop 1`.
+        Value::StreamLoop => {
+            values::check_int(raw, -1, i64::from(config.max_loop)).map_err(|_| {
+                format!(
+                    "expected a repeat count from 0 to {}, or -1 (forever, with bounded outputs)",
                     config.max_loop
                 )
-                .into());
-            }
-            _ => {
-                values::check_int(raw, 0, i64::from(config.max_loop))?;
-            }
-        },
+            })?;
+        }
         Value::DurationList => {
             for item in raw.split(',') {
                 values::check_duration(item, false)?;

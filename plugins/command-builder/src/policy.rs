@@ -81,7 +81,7 @@ pub enum Value {
     PlainName,
     /// `auto` or 0..=`max_threads`.
     Threads,
-    /// 0..=`max_loop`; `-1` (forever) refused.
+    /// 0..=`max_loop`, or `-1` (forever), which `task` allows only with bounded outputs.
     StreamLoop,
     /// Comma-separated durations (`-segment_times`).
     DurationList,
@@ -735,8 +735,11 @@ pub const MAX_TOKENS: usize = 512;
 pub const MAX_TOKEN_LEN: usize = 8192;
 pub const MAX_GRAPH_LEN: usize = 65_536;
 pub const MAX_FILTERS: usize = 512;
-/// Frames `loop` may hold in memory; `aloop` samples.
-pub const MAX_LOOP_FRAMES: i64 = 1000;
+/// Maps one output may have (`maps` and `-map` together): each mapped stream starts a decoder
+/// or an encoder, so 300 maps of `0:v` would start 300 encoders.
+pub const MAX_OUTPUT_STREAMS: usize = 32;
+/// Frames `loop` (and `tmix`) may hold in memory; `aloop` samples.
+pub const MAX_LOOP_FRAMES: i64 = 300;
 pub const MAX_LOOP_SAMPLES: i64 = 10_000_000;
 /// Highest sample rate assumed when bounding padding given in samples.
 pub const MAX_SAMPLE_RATE: f64 = 384_000.0;
@@ -747,9 +750,6 @@ pub const MAX_SAMPLE_RATE: f64 = 384_000.0;
 /// A check applied to one filter option.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Check {
-    /// A width or height: a number, or an expression evaluated for a 1920x1080 input; at most
-    /// `max_dimension`.
-    Dimension,
     /// `WxH` or a size name, each side at most `max_dimension`.
     Size,
     /// A frame rate at most `MAX_FPS` (expressions that are not plain rates pass).
@@ -758,7 +758,8 @@ pub enum Check {
     Duration,
     /// A sample count bounded like `Duration`.
     Samples,
-    /// A repeat count: `forever` means "loop forever" and is refused; at most `max_loop`.
+    /// A repeat count at most `max_loop`; `forever` means "loop forever", which makes the
+    /// filter endless (allowed only when every output is bounded).
     Repeat { forever: i64 },
     /// A count from 0 to the given bound; -1 (forever) refused.
     Count(i64),
@@ -876,11 +877,48 @@ const SUBTITLES: FilterRule = FilterRule {
     ..RULE
 };
 
+/// Sources: filters without inputs (a chain may start with them without a label).
+#[rustfmt::skip]
+pub const SOURCE_FILTERS: &[&str] = &[
+    "color", "testsrc", "testsrc2", "smptebars", "smptehdbars", "rgbtestsrc", "yuvtestsrc",
+    "pal75bars", "pal100bars", "nullsrc", "anullsrc", "sine", "anoisesrc", "aevalsrc", "movie",
+    "amovie",
+];
+
+/// Filters that keep their whole input in memory: allowed only on a bounded input
+/// (`frames::bounded_by_inputs`).
+pub const WHOLE_STREAM_BUFFERS: &[&str] = &["reverse", "areverse"];
+
+// Frame sizes are judged in `frames::frame_size` (the rules below only name the options).
 const SCALE: FilterRule = FilterRule {
     name: "scale",
     params: &["w", "h", "flags", "interl"],
-    aliases: &[("width", "w"), ("height", "h")],
-    checks: &[("w", Check::Dimension), ("h", Check::Dimension)],
+    aliases: &[("width", "w"), ("height", "h"), ("s", "size")],
+    ..RULE
+};
+
+const STACK: FilterRule = FilterRule {
+    name: "hstack",
+    params: &["inputs", "shortest"],
+    ..RULE
+};
+
+const TRIM: FilterRule = FilterRule {
+    name: "trim",
+    params: &[
+        "start",
+        "end",
+        "start_pts",
+        "end_pts",
+        "duration",
+        "start_frame",
+        "end_frame",
+    ],
+    aliases: &[
+        ("starti", "start"),
+        ("endi", "end"),
+        ("durationi", "duration"),
+    ],
     ..RULE
 };
 
@@ -903,10 +941,89 @@ pub const RULED_FILTERS: &[FilterRule] = &[
         ..SCALE
     },
     FilterRule {
+        name: "zscale",
+        params: &["w", "h", "size"],
+        ..SCALE
+    },
+    FilterRule {
+        name: "crop",
+        params: &["out_w", "out_h", "x", "y", "keep_aspect", "exact"],
+        aliases: &[("w", "out_w"), ("h", "out_h")],
+        ..RULE
+    },
+    FilterRule {
+        name: "rotate",
+        params: &["angle", "out_w", "out_h", "fillcolor", "bilinear"],
+        aliases: &[
+            ("a", "angle"),
+            ("ow", "out_w"),
+            ("oh", "out_h"),
+            ("c", "fillcolor"),
+        ],
+        ..RULE
+    },
+    FilterRule {
+        name: "v360",
+        params: &["input", "output", "interp", "w", "h"],
+        ..RULE
+    },
+    FilterRule {
+        name: "tile",
+        params: &[
+            "layout",
+            "nb_frames",
+            "margin",
+            "padding",
+            "color",
+            "overlap",
+            "init_padding",
+        ],
+        ..RULE
+    },
+    STACK,
+    FilterRule {
+        name: "vstack",
+        ..STACK
+    },
+    FilterRule {
+        name: "xstack",
+        params: &["inputs", "layout", "grid", "shortest", "fill"],
+        ..RULE
+    },
+    FilterRule {
+        name: "hqx",
+        params: &["n"],
+        ..RULE
+    },
+    FilterRule {
+        name: "xbr",
+        params: &["n"],
+        ..RULE
+    },
+    TRIM,
+    FilterRule {
+        name: "atrim",
+        params: &[
+            "start",
+            "end",
+            "start_pts",
+            "end_pts",
+            "duration",
+            "start_sample",
+            "end_sample",
+        ],
+        ..TRIM
+    },
+    FilterRule {
+        name: "tmix",
+        params: &["frames", "weights", "scale", "planes"],
+        checks: &[("frames", Check::Count(MAX_LOOP_FRAMES))],
+        ..RULE
+    },
+    FilterRule {
         name: "pad",
         params: &["width", "height", "x", "y", "color", "eval", "aspect"],
         aliases: &[("w", "width"), ("h", "height")],
-        checks: &[("width", Check::Dimension), ("height", Check::Dimension)],
         ..RULE
     },
     FilterRule {
@@ -1281,32 +1398,32 @@ pub const RULED_FILTERS: &[FilterRule] = &[
 #[rustfmt::skip]
 pub const PLAIN_FILTERS: &[&str] = &[
     // Geometry and orientation.
-    "crop", "cropdetect", "rotate", "transpose", "hflip", "vflip", "setsar", "setdar",
-    "fillborders", "lenscorrection", "perspective", "v360", "untile", "swaprect",
+    "cropdetect", "transpose", "hflip", "vflip", "setsar", "setdar",
+    "fillborders", "lenscorrection", "perspective", "untile", "swaprect",
     // Formats, timing and stream plumbing.
-    "format", "noformat", "setpts", "asetpts", "settb", "asettb", "trim", "atrim", "select",
-    "aselect", "thumbnail", "tile", "split", "asplit", "concat", "null", "anull", "copy", "acopy",
+    "format", "noformat", "setpts", "asetpts", "settb", "asettb", "select",
+    "aselect", "thumbnail", "split", "asplit", "concat", "null", "anull", "copy", "acopy",
     "reverse", "areverse", "setfield", "setparams", "fifo", "afifo", "nullsink", "anullsink",
     "shuffleframes", "shuffleplanes", "streamselect", "astreamselect", "segment", "asegment",
-    "mpdecimate", "decimate", "framestep", "random", "tmix", "tblend", "interleave", "ainterleave",
+    "mpdecimate", "decimate", "framestep", "random", "tblend", "interleave", "ainterleave",
     "idet", "showinfo", "ashowinfo",
     // Compositing.
-    "overlay", "hstack", "vstack", "xstack", "blend", "xfade", "alphamerge", "alphaextract",
+    "overlay", "blend", "xfade", "alphamerge", "alphaextract",
     "premultiply", "unpremultiply", "maskedmerge", "mergeplanes", "extractplanes", "haldclut",
     "chromakey", "colorkey", "lumakey", "despill", "colorhold",
     // Colour and tone.
     "eq", "hue", "colorchannelmixer", "colorbalance", "colorlevels", "colorcontrast",
     "colorcorrect", "colorize", "colortemperature", "colorspace", "colormatrix", "negate", "lut",
     "lutrgb", "lutyuv", "lut2", "tlut2", "vibrance", "vignette", "exposure", "monochrome",
-    "grayworld", "huesaturation", "pseudocolor", "tonemap", "zscale", "palettegen", "elbg",
+    "grayworld", "huesaturation", "pseudocolor", "tonemap", "palettegen", "elbg",
     // Sharpen, blur, denoise, deinterlace.
     "boxblur", "gblur", "avgblur", "smartblur", "dblur", "unsharp", "cas", "median", "hqdn3d",
     "nlmeans", "atadenoise", "bm3d", "removegrain", "deblock", "deband", "dctdnoiz", "fftdnoiz",
     "owdenoise", "vaguedenoiser", "yadif", "bwdif", "w3fdif", "kerndeint", "estdif",
     "separatefields", "weave", "doubleweave", "tinterlace", "interlace", "il", "fieldorder",
     "telecine", "detelecine", "pullup", "fieldmatch", "dejudder", "edgedetect", "sobel", "prewitt",
-    "roberts", "kirsch", "scharr", "convolution", "geq", "noise", "pixelize", "delogo", "hqx",
-    "xbr", "limiter", "fftfilt", "erosion", "dilation", "inflate", "deflate", "morpho", "lagfun",
+    "roberts", "kirsch", "scharr", "convolution", "geq", "noise", "pixelize", "delogo",
+    "limiter", "fftfilt", "erosion", "dilation", "inflate", "deflate", "morpho", "lagfun",
     "amplify", "photosensitivity", "drawbox", "drawgrid", "fade", "histogram", "waveform",
     "vectorscope", "datascope", "oscilloscope", "pixscope", "ciescope", "blackdetect", "blackframe",
     "freezedetect", "freezeframes", "scdet", "signalstats", "entropy", "vif", "msad", "identity",

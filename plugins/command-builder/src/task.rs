@@ -8,15 +8,21 @@
 
 use crate::config::Config;
 use crate::filters::{self, GraphCtx};
+use crate::frames::Buffered;
 use crate::options::{self, OptCtx, ParsedOption, Side};
-use crate::policy::{self, Scope};
+use crate::policy::{self, MAX_OUTPUT_STREAMS, MAX_TOKENS, Scope};
 use crate::values::{self, MapTarget};
 use crate::{
-    CommandInput, CommandOutput, Decision, FfmpegCommand, JobLayout, Refusal, Task, refusal, show,
+    CommandInput, CommandOutput, Decision, FfmpegCommand, JobLayout, Refusal, Task, TaskOutput,
+    refusal, show,
 };
 
-/// Options that bound how much an output receives.
-const BOUNDING: &[&str] = &["t", "to", "frames", "vframes", "aframes", "shortest"];
+/// Options that bound how much an output receives. `-shortest` bounds it too, but only when
+/// some input ends (`output_bounded`).
+const BOUNDING: &[&str] = &["t", "to", "frames", "vframes", "aframes", "fs"];
+/// How an endless thing's refusal says the outputs can be bounded.
+const BOUND_HINT: &str =
+    "bound every output with -t, -frames, -fs, or -shortest with an input that ends";
 
 fn decision(subject: impl Into<String>, allowed: bool, reason: impl Into<String>) -> Decision {
     Decision {
@@ -53,39 +59,24 @@ pub fn build_task(
         output_dir,
     };
 
-    let mut decisions = Vec::new();
-    let mut global_args: Vec<String> = Vec::new();
-    let mut endless: Vec<Endless> = Vec::new();
+    let mut g = Gathered::default();
+    // Whether some input ends, so that `-shortest` bounds an output.
+    let mut finite_input = false;
+    // Whether each input carries -t/-to.
+    let mut ended: Vec<bool> = Vec::new();
     // Labels complex graphs offer to `-map`.
-    let mut graph_outputs: Vec<String> = Vec::new();
 
     // Inputs.
     let mut inputs = Vec::new();
     for (i, input) in task.inputs.iter().enumerate() {
         let parsed = options::parse_options(&input.options, Side::Input(i), &ctx)?;
-        let loops_image = parsed
-            .iter()
-            .any(|p| p.base == "loop" && p.value.as_deref() == Some("1"));
-        let bounded = parsed.iter().any(|p| p.base == "t" || p.base == "to");
-        if loops_image && !bounded {
-            endless.push(Endless {
-                subject: "-loop".into(),
-                message: format!(
-                    "Input {} loops its image forever (-loop 1): add -t to the input, or bound every output with -t, -frames or -shortest",
-                    i + 1
-                ),
-            });
+        ended.push(input_ends(&parsed));
+        match endless_input(&parsed, i) {
+            Some(e) => g.endless.push(e),
+            None => finite_input = true,
         }
         let mut args = Vec::new();
-        place_options(
-            parsed,
-            config,
-            &mut args,
-            &mut global_args,
-            &mut graph_outputs,
-            &mut endless,
-            &mut decisions,
-        );
+        place_options(parsed, config, &mut args, &mut g);
         inputs.push(CommandInput {
             args,
             path: layout.inputs[i].path.clone(),
@@ -105,17 +96,18 @@ pub fn build_task(
         };
         let graph = filters::check_graph(fc, true, &gctx)?;
         for name in &graph.endless {
-            endless.push(endless_filter(name, config));
+            g.endless.push(endless_filter(name, config));
         }
-        graph_outputs.extend(graph.open_outputs.iter().cloned());
-        decisions.extend(graph.decisions);
-        decisions.push(decision(
+        g.graph_outputs.extend(graph.open_outputs.iter().cloned());
+        g.buffered.extend(graph.buffered.iter().cloned());
+        g.decisions.extend(graph.decisions);
+        g.decisions.push(decision(
             "filter_complex",
             true,
             "task filter graph; placed in the global arguments",
         ));
-        global_args.push("-filter_complex".into());
-        global_args.push(graph.text);
+        g.global_args.push("-filter_complex".into());
+        g.global_args.push(graph.text);
     }
 
     // Outputs.
@@ -145,6 +137,7 @@ pub fn build_task(
         names.push(name);
 
         let parsed = options::parse_options(&output.options, Side::Output(j), &ctx)?;
+        check_map_budget(output, &parsed, j)?;
         let muxer = output_muxer(name, &parsed, j)?;
         for p in &parsed {
             if !p.spec.muxers.is_empty() && !p.spec.muxers.contains(&muxer) {
@@ -158,9 +151,9 @@ pub fn build_task(
                 ));
             }
         }
-        let bounded = parsed.iter().any(|p| BOUNDING.contains(&p.base.as_str()));
+        let bounded = output_bounded(&parsed, finite_input);
         all_bounded &= bounded;
-        // An endless filter in this output's own simple graph needs this output bounded.
+        // An g.endless filter in this output's own simple graph needs this output bounded.
         for p in &parsed {
             if let (Some(graph), Scope::Output) = (&p.graph, p.spec.scope)
                 && let Some(name) = graph.endless.first().filter(|_| !bounded)
@@ -174,15 +167,7 @@ pub fn build_task(
             }
         }
         let mut args = Vec::new();
-        place_options(
-            parsed,
-            config,
-            &mut args,
-            &mut global_args,
-            &mut graph_outputs,
-            &mut endless,
-            &mut decisions,
-        );
+        place_options(parsed, config, &mut args, &mut g);
 
         for map in &output.maps {
             let target = values::check_map(map, task.inputs.len()).map_err(|e| {
@@ -191,7 +176,7 @@ pub fn build_task(
                     format!("Map '{}' is not allowed: {e} (output {})", show(map), j + 1),
                 )
             })?;
-            decisions.push(decision(
+            g.decisions.push(decision(
                 format!("-map {map}"),
                 true,
                 format!("output {}: stream mapping", j + 1),
@@ -216,7 +201,7 @@ pub fn build_task(
             }
             _ => {}
         }
-        decisions.push(decision(name, true, reason));
+        g.decisions.push(decision(name, true, reason));
         outputs.push(CommandOutput {
             args,
             path: format!("{}/{name}", output_dir.trim_end_matches('/')),
@@ -224,7 +209,7 @@ pub fn build_task(
     }
 
     for (j, label) in &label_maps {
-        if !graph_outputs.contains(label) {
+        if !g.graph_outputs.contains(label) {
             return Err(refusal(
                 format!("[{label}]"),
                 format!(
@@ -235,16 +220,29 @@ pub fn build_task(
             ));
         }
     }
-    if let Some(first) = endless.first().filter(|_| !all_bounded) {
+    if let Some(first) = g.endless.first().filter(|_| !all_bounded) {
         return Err(endless_refusal(first));
     }
+    check_buffered(&g, &ended)?;
 
     Ok(FfmpegCommand {
-        global_args,
+        global_args: g.global_args,
         inputs,
         outputs,
-        decisions,
+        decisions: g.decisions,
     })
+}
+
+/// What option lists and graphs contribute beyond their own arguments.
+#[derive(Default)]
+struct Gathered {
+    global_args: Vec<String>,
+    decisions: Vec<Decision>,
+    /// Labels complex graphs offer to `-map`.
+    graph_outputs: Vec<String>,
+    endless: Vec<Endless>,
+    /// Filters that keep their whole input in memory, and the inputs that must carry `-t`.
+    buffered: Vec<Buffered>,
 }
 
 /// Sorts parsed options into this list's arguments and the global arguments, and records the
@@ -253,18 +251,16 @@ fn place_options(
     parsed: Vec<ParsedOption>,
     config: &Config,
     args: &mut Vec<String>,
-    global_args: &mut Vec<String>,
-    graph_outputs: &mut Vec<String>,
-    endless: &mut Vec<Endless>,
-    decisions: &mut Vec<Decision>,
+    g: &mut Gathered,
 ) {
     for p in parsed {
         if let Some(graph) = &p.graph {
-            decisions.extend(graph.decisions.iter().cloned());
+            g.decisions.extend(graph.decisions.iter().cloned());
+            g.buffered.extend(graph.buffered.iter().cloned());
         }
         match p.spec.scope {
             Scope::Strip => {
-                decisions.push(decision(
+                g.decisions.push(decision(
                     p.token,
                     false,
                     format!("ignored: {}", p.spec.what),
@@ -272,24 +268,24 @@ fn place_options(
             }
             Scope::Global => {
                 if let Some(graph) = p.graph {
-                    graph_outputs.extend(graph.open_outputs);
-                    endless.extend(
+                    g.graph_outputs.extend(graph.open_outputs);
+                    g.endless.extend(
                         graph
                             .endless
                             .iter()
                             .map(|name| endless_filter(name, config)),
                     );
                 }
-                decisions.push(decision(
+                g.decisions.push(decision(
                     p.token.clone(),
                     true,
                     format!("{}; placed in the global arguments", p.note),
                 ));
-                global_args.push(p.token);
-                global_args.extend(p.value);
+                g.global_args.push(p.token);
+                g.global_args.extend(p.value);
             }
             _ => {
-                decisions.push(decision(p.token.clone(), true, p.note));
+                g.decisions.push(decision(p.token.clone(), true, p.note));
                 args.push(p.token);
                 args.extend(p.value);
             }
@@ -297,22 +293,114 @@ fn place_options(
     }
 }
 
-fn endless_filter(name: &str, config: &Config) -> Endless {
-    let how = if name == "apad" {
-        "give it pad_dur, whole_dur, pad_len or whole_len".to_string()
+/// Filters that keep their whole input in memory need the task inputs they read to end: `-t`
+/// or `-to` on each (`None` stands for every input).
+fn check_buffered(g: &Gathered, ended: &[bool]) -> Result<(), Refusal> {
+    for (name, inputs) in &g.buffered {
+        let open = inputs.iter().find_map(|n| match n {
+            Some(n) => {
+                (!ended.get(*n).copied().unwrap_or(false)).then(|| format!("input {}", n + 1))
+            }
+            None => ended.iter().any(|e| !e).then(|| "every input".to_string()),
+        });
+        if let Some(which) = open {
+            return Err(refusal(
+                name.clone(),
+                format!(
+                    "Filter '{name}' keeps its whole input in memory: put trim/atrim with end= or duration= before it, or add -t to {which}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `-t` or `-to` ends an input.
+fn input_ends(parsed: &[ParsedOption]) -> bool {
+    parsed.iter().any(|p| p.base == "t" || p.base == "to")
+}
+
+/// An input that repeats forever: an image with `-loop 1` or any input with `-stream_loop -1`,
+/// unless `-t`/`-to` on the input ends it.
+fn endless_input(parsed: &[ParsedOption], i: usize) -> Option<Endless> {
+    if input_ends(parsed) {
+        return None;
+    }
+    let with = |base: &str, value: &str| {
+        parsed
+            .iter()
+            .any(|p| p.base == base && p.value.as_deref() == Some(value))
+    };
+    let (option, what) = if with("stream_loop", "-1") {
+        ("-stream_loop", "loops forever (-stream_loop -1)")
+    } else if with("loop", "1") {
+        ("-loop", "loops its image forever (-loop 1)")
     } else {
-        format!("give it a duration (d=, at most {} s)", config.max_duration)
+        return None;
+    };
+    Some(Endless {
+        subject: option.into(),
+        message: format!(
+            "Input {} {what}: add -t to the input, or {BOUND_HINT}",
+            i + 1
+        ),
+    })
+}
+
+/// Whether an output stops by itself: a duration, frame or size limit, or `-shortest` while
+/// some input ends (with every input endless, `-shortest` waits forever too).
+fn output_bounded(parsed: &[ParsedOption], finite_input: bool) -> bool {
+    parsed
+        .iter()
+        .any(|p| BOUNDING.contains(&p.base.as_str()) || (p.base == "shortest" && finite_input))
+}
+
+fn endless_filter(name: &str, config: &Config) -> Endless {
+    let how = match name {
+        "apad" => "give it pad_dur, whole_dur, pad_len or whole_len".to_string(),
+        "loop" | "aloop" | "movie" | "amovie" => {
+            format!("give it a repeat count up to {}", config.max_loop)
+        }
+        _ => format!("give it a duration (d=, at most {} s)", config.max_duration),
     };
     Endless {
         subject: name.to_string(),
-        message: format!(
-            "Filter '{name}' generates media forever: {how}, or bound every output with -t, -frames or -shortest"
-        ),
+        message: format!("Filter '{name}' generates media forever: {how}, or {BOUND_HINT}"),
     }
 }
 
 fn endless_refusal(e: &Endless) -> Refusal {
     refusal(e.subject.clone(), e.message.clone())
+}
+
+/// Maps count against the option-token budget as the two tokens (`-map X`) they become, and
+/// an output may map at most `MAX_OUTPUT_STREAMS` streams: both keep the argv and the number of
+/// encoders ffmpeg starts bounded. Checked before the maps themselves are read.
+fn check_map_budget(output: &TaskOutput, parsed: &[ParsedOption], j: usize) -> Result<(), Refusal> {
+    let tokens = output
+        .options
+        .len()
+        .saturating_add(output.maps.len().saturating_mul(2));
+    if tokens > MAX_TOKENS {
+        return Err(refusal(
+            "maps",
+            format!(
+                "Too many option tokens: options and maps make {tokens} (each map counts as two, -map and its value); the limit is {MAX_TOKENS} (output {})",
+                j + 1
+            ),
+        ));
+    }
+    let streams = output.maps.len() + parsed.iter().filter(|p| p.base == "map").count();
+    if streams > MAX_OUTPUT_STREAMS {
+        return Err(refusal(
+            "maps",
+            format!(
+                "Too many maps: output {} maps {streams} streams; the limit is {MAX_OUTPUT_STREAMS} per output",
+                j + 1
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The muxer the output will use: `-f` if given, else what ffmpeg guesses from the extension.

@@ -527,6 +527,188 @@ fn rows() -> Vec<(&'static str, Task, Vec<&'static str>)> {
             ],
         ),
         (
+            "32 maps, the most one output may have",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &["-c", "copy"], &vec!["0:a"; 32])],
+                None,
+            ),
+            [
+                &["-i", "/job/in/0-in.mp4", "-c", "copy"][..],
+                &["-map", "0:a"].repeat(32),
+                &["/job/out/out.mkv"],
+            ]
+            .concat(),
+        ),
+        (
+            "short video looped under a long audio (the n8n template)",
+            task(
+                vec![
+                    input("clip.mp4", &["-stream_loop", "-1"]),
+                    input("voice.mp3", &[]),
+                ],
+                vec![output(
+                    "out.mp4",
+                    &["-c:v", "libx264", "-c:a", "aac", "-shortest"],
+                    &["0:v", "1:a"],
+                )],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "-i",
+                "/job/in/1-voice.mp3",
+                "-c:v",
+                "libx264",
+                "-c:a",
+                "aac",
+                "-shortest",
+                "-map",
+                "0:v",
+                "-map",
+                "1:a",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
+            "stream loop forever, ended by -t on the input",
+            task(
+                vec![input("clip.mp4", &["-stream_loop", "-1", "-t", "30"])],
+                vec![output("out.mp4", &[], &[])],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-t",
+                "30",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
+            "stream loop forever, output ended by a size limit",
+            task(
+                vec![input("clip.mp4", &["-stream_loop", "-1"])],
+                vec![output("out.mp4", &["-fs", "10M"], &[])],
+                None,
+            ),
+            vec![
+                "-stream_loop",
+                "-1",
+                "-i",
+                "/job/in/0-clip.mp4",
+                "-fs",
+                "10M",
+                "/job/out/out.mp4",
+            ],
+        ),
+        (
+            "contact sheet of thumbnails",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "sheet.png",
+                    &["-vf", "fps=1/10,scale=320:-1,tile=3x3", "-frames:v", "1"],
+                    &[],
+                )],
+                None,
+            ),
+            vec![
+                "-i",
+                "/job/in/0-in.mp4",
+                "-vf",
+                "fps=1/10,scale=320:-1,tile=3x3",
+                "-frames:v",
+                "1",
+                "/job/out/sheet.png",
+            ],
+        ),
+        (
+            "two videos side by side",
+            task(
+                vec![input("a.mp4", &[]), input("b.mp4", &[])],
+                vec![output("both.mp4", &[], &["[v]"])],
+                Some("[0:v][1:v]hstack[v]"),
+            ),
+            vec![
+                "-filter_complex",
+                "[0:v][1:v]hstack[v]",
+                "-i",
+                "/job/in/0-a.mp4",
+                "-i",
+                "/job/in/1-b.mp4",
+                "-map",
+                "[v]",
+                "/job/out/both.mp4",
+            ],
+        ),
+        (
+            "reverse a trimmed clip",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "rev.mp4",
+                    &["-vf", "trim=end=5,reverse", "-af", "atrim=0:5,areverse"],
+                    &[],
+                )],
+                None,
+            ),
+            vec![
+                "-i",
+                "/job/in/0-in.mp4",
+                "-vf",
+                "trim=end=5,reverse",
+                "-af",
+                "atrim=0:5,areverse",
+                "/job/out/rev.mp4",
+            ],
+        ),
+        (
+            "reverse an input ended by -t",
+            task(
+                vec![input("in.mp4", &["-t", "10"])],
+                vec![output("rev.mp4", &[], &["[r]"])],
+                Some("[0:v]reverse[r]"),
+            ),
+            vec![
+                "-filter_complex",
+                "[0:v]reverse[r]",
+                "-t",
+                "10",
+                "-i",
+                "/job/in/0-in.mp4",
+                "-map",
+                "[r]",
+                "/job/out/rev.mp4",
+            ],
+        ),
+        (
+            "loop frames forever into a bounded output",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "boomerang.mp4",
+                    &["-vf", "loop=-1:size=25", "-t", "6"],
+                    &[],
+                )],
+                None,
+            ),
+            vec![
+                "-i",
+                "/job/in/0-in.mp4",
+                "-vf",
+                "loop=-1:size=25",
+                "-t",
+                "6",
+                "/job/out/boomerang.mp4",
+            ],
+        ),
+        (
             "side file read through -f data",
             task(
                 vec![input("in.mp4", &[]), input("grade.cube", &["-f", "data"])],
@@ -566,6 +748,77 @@ fn realistic_tasks_become_the_expected_argv() {
                 }
             }
             Err(r) => failures.push(format!("{name}: refused: {}", r.message)),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Size forms real users write, in `-vf`: each must stay allowed under the frame-size cap
+/// (inputs of unknown size are judged as up to 8192x8192).
+#[test]
+fn common_size_forms_are_allowed() {
+    let rows = [
+        ("fixed height, even width", "scale=-2:720"),
+        ("half size", "scale=iw/2:-2"),
+        ("fixed width", "scale=1280:-1"),
+        ("even sides", "pad=ceil(iw/2)*2:ceil(ih/2)*2"),
+        ("centre crop", "crop=iw/2:ih/2"),
+        (
+            "box fit",
+            "scale=w=1280:h=720:force_original_aspect_ratio=decrease,pad=1280:720:(ow-iw)/2:(oh-ih)/2",
+        ),
+        (
+            "border after a scale",
+            "scale=1280:-2,pad=iw+20:ih+20:10:10",
+        ),
+        ("rotate in place", "rotate=PI/6"),
+        (
+            "rotate a scaled frame to its diagonal",
+            "scale=1280:-2,rotate=a=t:ow=rotw(a):oh=roth(a)",
+        ),
+        ("zscale to 4K", "zscale=w=3840:h=2160"),
+        ("v360 with a size", "v360=e:c3x2:w=3000:h=2000"),
+        ("pixel-art upscale of a small frame", "scale=320:240,hqx=4"),
+        ("interlace weave", "scale=1920:540,weave"),
+        (
+            "crop with time-dependent position",
+            "crop=640:360:x=t*10:y=0",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, vf) in rows {
+        let t = task(
+            vec![input("in.mp4", &[])],
+            vec![output("out.mp4", &["-vf", vf], &[])],
+            None,
+        );
+        if let Err(r) = build(&t) {
+            failures.push(format!("{name} ({vf}): {}", r.message));
+        }
+    }
+    let graphs = [
+        (
+            "2x2 mosaic",
+            "[0:v][1:v][0:v][1:v]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v]",
+        ),
+        (
+            "2x2 grid",
+            "[0:v][1:v][0:v][1:v]xstack=inputs=4:grid=2x2[v]",
+        ),
+        (
+            "three thumbnails side by side",
+            "[0:v]scale=640:-2[a];[1:v]scale=640:-2[b];[0:v]scale=640:-2[c];[a][b][c]hstack=3[v]",
+        ),
+        ("vstack of two", "[0:v][1:v]vstack[v]"),
+    ];
+    for (name, graph) in graphs {
+        let t = task(
+            vec![input("a.mp4", &[]), input("b.mp4", &[])],
+            vec![output("out.mp4", &[], &["[v]"])],
+            Some(graph),
+        );
+        if let Err(r) = build(&t) {
+            failures.push(format!("{name} ({graph}): {}", r.message));
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));

@@ -425,9 +425,50 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
         ),
         // Exhaust the machine.
         (
-            "stream_loop forever",
+            "stream_loop forever, unbounded output",
             in_opts(&["-stream_loop", "-1"]),
-            "Value '-1' of option '-stream_loop' is not allowed: -1 loops forever",
+            "Input 1 loops forever (-stream_loop -1): add -t to the input, or bound every output",
+        ),
+        (
+            "stream_loop forever, one output unbounded",
+            task(
+                vec![input("in.mp4", &["-stream_loop", "-1"])],
+                vec![
+                    output("a.mp4", &["-t", "5"], &[]),
+                    output("b.mp4", &[], &[]),
+                ],
+                None,
+            ),
+            "Input 1 loops forever (-stream_loop -1)",
+        ),
+        (
+            "stream_loop forever, -shortest but every input endless",
+            task(
+                vec![
+                    input("in.mp4", &["-stream_loop", "-1"]),
+                    input("song.mp3", &["-stream_loop", "-1"]),
+                ],
+                vec![output("out.mp4", &["-shortest"], &["0:v", "1:a"])],
+                None,
+            ),
+            "Input 1 loops forever (-stream_loop -1)",
+        ),
+        (
+            "image loop and stream loop under -shortest",
+            task(
+                vec![
+                    input("img.png", &["-loop", "1"]),
+                    input("song.mp3", &["-stream_loop", "-1"]),
+                ],
+                vec![output("out.mp4", &["-shortest"], &["0:v", "1:a"])],
+                None,
+            ),
+            "Input 1 loops its image forever (-loop 1)",
+        ),
+        (
+            "stream_loop below -1",
+            in_opts(&["-stream_loop", "-2"]),
+            "expected a repeat count from 0 to 100, or -1 (forever, with bounded outputs)",
         ),
         (
             "stream_loop huge",
@@ -456,17 +497,81 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
         (
             "loop forever",
             out_opts(&["-vf", "loop=-1:1:0"]),
-            "Filter 'loop' option 'loop' value '-1' is not allowed: -1 repeats forever",
+            "Filter 'loop' generates media forever: give it a repeat count up to 100, or bound every output",
         ),
         (
             "aloop forever",
             out_opts(&["-af", "aloop=loop=-1:size=48000"]),
-            "repeats forever",
+            "Filter 'aloop' generates media forever",
         ),
         (
             "loop buffer",
             out_opts(&["-vf", "loop=loop=2:size=30000"]),
-            "from 0 to 1000",
+            "Filter 'loop' option 'size' value '30000' is not allowed: expected a whole number from 0 to 300",
+        ),
+        (
+            "loop forever in a graph, unbounded output",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mp4", &[], &["[v]"])],
+                Some("[0:v]loop=loop=-1:size=10[v]"),
+            ),
+            "Filter 'loop' generates media forever",
+        ),
+        (
+            "loop buffer above 300 frames",
+            out_opts(&["-vf", "loop=loop=2:size=301", "-t", "5"]),
+            "expected a whole number from 0 to 300",
+        ),
+        (
+            "tmix over many frames",
+            out_opts(&["-vf", "tmix=frames=1000"]),
+            "Filter 'tmix' option 'frames' value '1000' is not allowed: expected a whole number from 0 to 300",
+        ),
+        (
+            "tpad stop duration beyond the limit",
+            out_opts(&["-vf", "tpad=stop_duration=99999"]),
+            "Filter 'tpad' option 'stop_duration' value '99999' is not allowed: the limit is 3600 seconds",
+        ),
+        (
+            "tpad stop frames beyond the limit",
+            out_opts(&["-vf", "tpad=stop=1000000"]),
+            "expected a frame count from 0 to 216000",
+        ),
+        (
+            "reverse of a whole input",
+            out_opts(&["-vf", "reverse"]),
+            "Filter 'reverse' keeps its whole input in memory: put trim/atrim with end= or duration= before it, or add -t to every input",
+        ),
+        (
+            "areverse of a whole input",
+            out_opts(&["-af", "areverse"]),
+            "Filter 'areverse' keeps its whole input in memory",
+        ),
+        (
+            "reverse after a trim without an end",
+            out_opts(&["-vf", "trim=start=5,reverse"]),
+            "or add -t to every input",
+        ),
+        (
+            "reverse of a labelled input without -t",
+            graph("[0:v]reverse[r]"),
+            "Filter 'reverse' keeps its whole input in memory: put trim/atrim with end= or duration= before it, or add -t to input 1",
+        ),
+        (
+            "reverse beside a trimmed branch",
+            graph("[0:v]split[a][b];[a]trim=end=5[t];[b]reverse[r];[t][r]overlay[v]"),
+            "add -t to input 1",
+        ),
+        (
+            "areverse of an endless source",
+            graph("sine=f=440[s];[s]areverse[a]"),
+            "Filter 'areverse' keeps its whole input in memory, and 'sine' before it never ends",
+        ),
+        (
+            "reverse of a movie",
+            graph("movie=@{in.mp4}[m];[m]reverse[r]"),
+            "'movie' before it reads a whole file",
         ),
         (
             "tpad forever",
@@ -495,12 +600,104 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
         (
             "scale by expression",
             out_opts(&["-vf", "scale=iw*100:ih*100"]),
-            "for a 1920x1080 input; the limit is 8192",
+            "it gives 819200 pixels for an input of up to 8192x8192; the limit is 8192",
         ),
         (
             "huge pad",
             out_opts(&["-vf", "pad=20000:20000"]),
             "the limit is 8192",
+        ),
+        // Frame sizes beyond max_dimension, whatever the filter (inputs of unknown size are
+        // judged as 8192x8192, or half that when stacked).
+        (
+            "zscale width",
+            out_opts(&["-vf", "zscale=w=9000:h=720"]),
+            "Filter 'zscale' option 'w' value '9000' is not allowed: it gives 9000 pixels; the limit is 8192",
+        ),
+        (
+            "v360 width",
+            out_opts(&["-vf", "v360=e:c3x2:w=9000:h=100"]),
+            "Filter 'v360' option 'w' value '9000' is not allowed",
+        ),
+        (
+            "rotate output width",
+            out_opts(&["-vf", "rotate=PI/6:ow=9000"]),
+            "Filter 'rotate' option 'out_w' value '9000' is not allowed",
+        ),
+        (
+            "rotate to the diagonal of a large input",
+            out_opts(&["-vf", "rotate=a=t:ow=rotw(a):oh=roth(a)"]),
+            "it gives 11585 pixels for an input of up to 8192x8192",
+        ),
+        (
+            "tile of a large input",
+            out_opts(&["-vf", "tile=3x1"]),
+            "Filter 'tile' is not allowed here: it makes 24576x8192 frames for an input of up to 8192x8192; the limit is 8192 pixels per side",
+        ),
+        (
+            "tile's default 6x5 layout",
+            out_opts(&["-vf", "tile"]),
+            "it makes 49152x40960 frames",
+        ),
+        (
+            "tile after a scale still too wide",
+            out_opts(&["-vf", "scale=4000:-1,tile=3x1"]),
+            "it makes 12000x4000 frames for its 4000x4000 input",
+        ),
+        (
+            "hstack of three large inputs",
+            graph("[0:v][1:v][0:v]hstack=inputs=3[v]"),
+            "Filter 'hstack' is not allowed here: it makes 12288x4096 frames",
+        ),
+        (
+            "vstack of three large inputs",
+            graph("[0:v][1:v][0:v]vstack=3[v]"),
+            "Filter 'vstack' is not allowed here: it makes 4096x12288 frames",
+        ),
+        (
+            "xstack grid of three",
+            graph("[0:v][1:v][0:v]xstack=inputs=3:grid=3x1[v]"),
+            "Filter 'xstack' is not allowed here: it makes 12288x4096 frames",
+        ),
+        (
+            "xstack layout placed far away",
+            graph("[0:v][1:v]xstack=layout=0_0|8000_0[v]"),
+            "it makes 12096x4096 frames",
+        ),
+        (
+            "xstack layout that cannot be read",
+            graph("[0:v][1:v]xstack=layout=a_b|c_d[v]"),
+            "option 'layout' value 'a_b|c_d' is not allowed: expected positions",
+        ),
+        (
+            "scale by a multiple of the input",
+            out_opts(&["-vf", "scale=iw*3:-1"]),
+            "Filter 'scale' option 'w' value 'iw*3' is not allowed: it gives 24576 pixels for an input of up to 8192x8192",
+        ),
+        (
+            "scale up a known size too far",
+            out_opts(&["-vf", "scale=4000:-1,scale=iw*3:-1"]),
+            "it gives 12000 pixels for its 4000x4000 input",
+        ),
+        (
+            "scale size option",
+            out_opts(&["-vf", "scale=s=99999x99999"]),
+            "size '99999x99999' is not allowed",
+        ),
+        (
+            "pad beyond a large input",
+            out_opts(&["-vf", "pad=iw+20:ih+20"]),
+            "it gives 8212 pixels for an input of up to 8192x8192",
+        ),
+        (
+            "hqx of a large input",
+            out_opts(&["-vf", "hqx=n=4"]),
+            "Filter 'hqx' is not allowed here: it makes 32768x32768 frames",
+        ),
+        (
+            "weave doubles a large input's height",
+            out_opts(&["-vf", "weave"]),
+            "Filter 'weave' is not allowed here: it makes 8192x16384 frames",
         ),
         (
             "huge frame size",
@@ -537,6 +734,22 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
             out_opts(&["-vf", &vec!["null"; 600].join(",")]),
             "more than 512 filters",
         ),
+        // Trap the WebAssembly plugin (a trap answers 500; a refusal 400).
+        (
+            "unary minus chain",
+            out_opts(&["-vf", &format!("scale=w={}1", "-".repeat(7000))]),
+            "expression nested too deeply",
+        ),
+        (
+            "unary plus-minus chain",
+            out_opts(&["-vf", &format!("pad=w={}1", "+-".repeat(3000))]),
+            "expression nested too deeply",
+        ),
+        (
+            "power chain",
+            out_opts(&["-vf", &format!("scale=w=1{}", "^1".repeat(4000))]),
+            "expression nested too deeply",
+        ),
         // Maps.
         (
             "map missing input",
@@ -564,6 +777,46 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
                 None,
             ),
             "Map '[nope]' (output 1) does not name an output label",
+        ),
+        (
+            "300 maps of one stream",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 300])],
+                None,
+            ),
+            "Too many option tokens: options and maps make 600",
+        ),
+        (
+            "120,000 maps",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 120_000])],
+                None,
+            ),
+            "the limit is 512 (output 1)",
+        ),
+        (
+            "maps beyond the stream cap",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output("out.mkv", &[], &vec!["0:v"; 33])],
+                None,
+            ),
+            "Too many maps: output 1 maps 33 streams; the limit is 32 per output",
+        ),
+        (
+            "-map options and maps together beyond the cap",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![output(
+                    "out.mkv",
+                    &["-map", "0:a", "-map", "0:a"],
+                    &vec!["0:v"; 31],
+                )],
+                None,
+            ),
+            "maps 33 streams",
         ),
         (
             "graph reads a missing input",

@@ -98,6 +98,15 @@ fn fixtures(dir: &Path) -> PathBuf {
         "libmp3lame",
         &p("song.mp3"),
     ]);
+    ff(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=d=3:f=440",
+        "-c:a",
+        "libmp3lame",
+        &p("voice.mp3"),
+    ]);
     std::fs::write(
         src.join("subs.srt"),
         "1\n00:00:00,000 --> 00:00:01,500\nHello, world: it's me\n",
@@ -500,14 +509,20 @@ fn tasks() -> Vec<(&'static str, Task, &'static [&'static str])> {
     ]
 }
 
-#[test]
-fn built_commands_run_in_ffmpeg() {
+/// A scratch directory for one test, named `tag`, and the fixtures made in it.
+fn scratch(tag: &str) -> (PathBuf, PathBuf) {
     assert!(
         have("ffmpeg") && have("ffprobe"),
         "ffmpeg and ffprobe are required (make setup installs them)"
     );
-    let root = std::env::temp_dir().join(format!("command-builder-test-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("command-builder-{tag}-{}", std::process::id()));
     let src = fixtures(&root);
+    (root, src)
+}
+
+#[test]
+fn built_commands_run_in_ffmpeg() {
+    let (root, src) = scratch("test");
     let mut failures = Vec::new();
     for (k, (name, task, expected)) in tasks().into_iter().enumerate() {
         let job = root.join(format!("job{k}"));
@@ -557,6 +572,56 @@ fn built_commands_run_in_ffmpeg() {
     }
     let _ = std::fs::remove_dir_all(&root);
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// The vendor's n8n template: a 1 s video looped forever (`-stream_loop -1`) under a 3 s audio
+/// track, ended by `-shortest`, gives about 3 s of output.
+#[test]
+fn looped_video_under_longer_audio_ends_with_the_audio() {
+    let (root, src) = scratch("loop");
+    let job = root.join("job");
+    let task = task(
+        vec![
+            input("b.mp4", &["-stream_loop", "-1"]),
+            input("voice.mp3", &[]),
+        ],
+        vec![output(
+            "out.mp4",
+            &[
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-c:a",
+                "aac",
+                "-shortest",
+            ],
+            &["0:v", "1:a"],
+        )],
+        None,
+    );
+    let made = build_and_run(&src, &job, &task);
+    let out = job
+        .join("out")
+        .join("out.mp4")
+        .to_string_lossy()
+        .into_owned();
+    let probed = run(
+        "ffprobe",
+        &strings(&[
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+            &out,
+        ]),
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    made.unwrap();
+    let seconds: f64 = probed.unwrap().trim().parse().unwrap();
+    assert!((2.5..3.6).contains(&seconds), "output lasts {seconds} s");
 }
 
 /// Differential check of the escaping: a value written by our serialiser must reach the filter
