@@ -30,8 +30,9 @@ pub struct AppState {
     pub plugins: Arc<PluginHost>,
     pub sandbox: Sandbox,
     pub scratch_dir: PathBuf,
-    /// Bounds the ffmpeg/ffprobe processes running at once on this instance.
-    pub process_permits: tokio::sync::Semaphore,
+    /// Per-account request rates, tasks at once, and fair shares of the process slots
+    /// (`limits.max_concurrent_processes` ffmpeg/ffprobe runs at once on this instance).
+    pub tenants: crate::tenants::Tenants,
     pub wakers: crate::jobs::Wakers,
     /// Cancelled when the server is asked to stop: workers take no new job.
     pub stopping: tokio_util::sync::CancellationToken,
@@ -113,7 +114,7 @@ impl AppState {
             plugins,
             sandbox,
             scratch_dir,
-            process_permits: tokio::sync::Semaphore::new(cfg_limits_processes),
+            tenants: crate::tenants::Tenants::new(cfg_limits_processes),
             wakers: Default::default(),
             stopping: Default::default(),
             running_jobs: Default::default(),

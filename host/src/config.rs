@@ -135,6 +135,15 @@ pub fn mb_to_bytes(mb: f64) -> u64 {
 pub struct Plan {
     pub max_file_size_mb: f64,
     pub monthly_quota_gb: f64,
+    /// Async jobs of one account processing at once, across instances; more wait their turn.
+    #[serde(default)]
+    pub max_running_jobs: Option<u32>,
+    /// Sync tasks, probes and plain-language calls of one account at once (per instance).
+    #[serde(default)]
+    pub max_concurrent_tasks: Option<u32>,
+    /// Authenticated requests of one account per minute (per instance, token bucket).
+    #[serde(default)]
+    pub requests_per_minute: Option<u32>,
 }
 
 impl Plan {
@@ -247,6 +256,9 @@ impl Default for Sandbox {
 #[serde(deny_unknown_fields, default)]
 pub struct Jobs {
     pub workers: usize,
+    /// `fair`: accounts take turns (fewest running first), then priority, then age.
+    /// `fifo`: the oldest pending job of any account, then priority.
+    pub scheduling: Scheduling,
     /// A claimed job is given back when its worker has not renewed the lease for this long.
     pub lease_s: u64,
     /// How often idle workers look for work when no notification arrives.
@@ -257,10 +269,18 @@ impl Default for Jobs {
     fn default() -> Self {
         Jobs {
             workers: 2,
+            scheduling: Scheduling::Fair,
             lease_s: 30,
             poll_interval_ms: 1000,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduling {
+    Fair,
+    Fifo,
 }
 
 #[derive(Debug, Clone, Deserialize)]

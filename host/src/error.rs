@@ -37,6 +37,8 @@ pub enum AppError {
     InvalidOutputName(String),
     #[error("webhook_url must be a string")]
     WebhookUrlType,
+    #[error("Invalid field 'priority': must be high, normal or low")]
+    InvalidPriority,
     /// A plugin's refusal, in its own words.
     #[error("{0}")]
     PluginRefused(String),
@@ -118,6 +120,12 @@ pub enum AppError {
     #[error("Request body is too large (limit {0} KB)")]
     BodyTooLarge(u64),
 
+    // 429
+    #[error("Too many concurrent tasks")]
+    TooManyTasks,
+    #[error("Rate limit exceeded")]
+    RateLimited { retry_after_s: u64 },
+
     // 500
     #[error("FFmpeg command failed with exit code {code}")]
     FfmpegFailed { code: i32, details: Option<String> },
@@ -161,6 +169,7 @@ impl AppError {
             | TooManyFiles { .. }
             | InvalidOutputName(_)
             | WebhookUrlType
+            | InvalidPriority
             | PluginRefused(_)
             | HostRefused(_)
             | UrlRefused(_)
@@ -181,6 +190,7 @@ impl AppError {
             FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
             LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            TooManyTasks | RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             FfmpegFailed { .. }
             | ParseResponse
             | TimedOut { .. }
@@ -191,6 +201,15 @@ impl AppError {
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
             NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// Seconds a refused client should wait before trying again (`Retry-After`).
+    pub fn retry_after_s(&self) -> Option<u64> {
+        match self {
+            AppError::TooManyTasks => Some(1),
+            AppError::RateLimited { retry_after_s } => Some(*retry_after_s),
+            _ => None,
         }
     }
 
@@ -265,6 +284,10 @@ impl Scribe for AppError {
             tracing::error!("internal error: {e:#}");
         }
         res.status_code(self.status());
+        if let Some(s) = self.retry_after_s() {
+            res.headers_mut()
+                .insert("retry-after", salvo::http::HeaderValue::from(s));
+        }
         res.render(Json(self.body()));
     }
 }

@@ -26,4 +26,5 @@ pub mod plugins;
 pub mod storage;
 pub mod sweeper;
 pub mod task;
+pub mod tenants;
 pub mod usage;

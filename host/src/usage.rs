@@ -70,3 +70,46 @@ fn round(x: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (x * f).round() / f
 }
+
+/// What a task is expected to cost, before it runs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, salvo::oapi::ToSchema)]
+pub struct Estimate {
+    pub time_sec: f64,
+    pub input_size_gb: f64,
+    pub output_size_gb: f64,
+    pub gb_sec: f64,
+    pub confidence: Confidence,
+    /// In words: what the figures rest on.
+    pub basis: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, salvo::oapi::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// Defaults for the kind of work; nothing like it has run here yet.
+    Low,
+    /// One or two runs of the same kind measured here.
+    Medium,
+    /// Three or more.
+    High,
+}
+
+impl Estimate {
+    pub fn new(
+        time_sec: f64,
+        input_bytes: u64,
+        output_bytes: u64,
+        confidence: Confidence,
+        basis: String,
+    ) -> Estimate {
+        let u = Usage::new(time_sec, input_bytes, output_bytes);
+        Estimate {
+            time_sec: round(time_sec, 1),
+            input_size_gb: u.input_size_gb,
+            output_size_gb: u.output_size_gb,
+            gb_sec: u.gb_sec,
+            confidence,
+            basis,
+        }
+    }
+}

@@ -17,3 +17,4 @@ mod security;
 mod servers;
 mod storage;
 mod support;
+mod tenants;

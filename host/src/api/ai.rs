@@ -8,7 +8,7 @@ use std::sync::Arc;
 use salvo::prelude::*;
 use serde_json::Value;
 
-use super::jobs::{accepted, idempotency_key, webhook_url};
+use super::jobs::{accepted, idempotency_key, priority, webhook_url};
 use super::schemas::{Accepted, AiProcessResponse, ProbeResponse};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
@@ -105,7 +105,7 @@ async fn translate(state: &AppState, account: &Account, body: &Value) -> AppResu
         let InputFile::Stored(file) = &input.file else {
             continue;
         };
-        let probed = inspect::inspect(state, file).await;
+        let probed = inspect::inspect(state, &account.name, file).await;
         facts.push(facts_from_probe(
             &file.file_name,
             file.size,
@@ -142,8 +142,9 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<AiProce
     let state = state(depot);
     let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
+    let admitted = pipeline::admit(&state, &account)?;
     let generated = translate(&state, &account, &body).await?;
-    let done = pipeline::run_now(&state, &account, generated.clone()).await?;
+    let done = pipeline::run_admitted(&state, &account, generated.clone(), &admitted).await?;
     Ok(Json(AiProcessResponse {
         ok: true,
         result: pipeline::links(&state, &done.outputs).await?,
@@ -162,6 +163,7 @@ async fn process_async(
     let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
     let hook = webhook_url(&body)?;
+    let priority = priority(&body)?;
     let generated = translate(&state, &account, &body).await?;
     let job = jobs::submit(
         &state,
@@ -171,6 +173,7 @@ async fn process_async(
             webhook_url: hook,
             idempotency_key: idempotency_key(req),
             generated: true,
+            priority,
         },
     )
     .await?;
@@ -196,7 +199,7 @@ async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProbeRe
                 .file(dir_id, file_name)
                 .await?
                 .ok_or(AppError::FileNotFound)?;
-            let probed = inspect::inspect(&state, &file).await;
+            let probed = inspect::inspect(&state, &account.name, &file).await;
             facts_from_probe(file_name, file.size, probed.as_ref())
         }
         // A URL is analysed in place; the translator gets its name.

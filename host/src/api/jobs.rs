@@ -14,7 +14,7 @@ use super::schemas::{Accepted, JobEntry, JobList, JobView, Message, Pagination, 
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::clock;
-use crate::db::{Account, Job, JobStatus, ListQuery};
+use crate::db::{Account, Job, JobStatus, ListQuery, Priority};
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
 use crate::pipeline;
@@ -39,6 +39,15 @@ pub fn webhook_url(body: &Value) -> AppResult<Option<String>> {
     }
 }
 
+/// The optional `priority` of an async request: `high`, `normal` (the default) or `low`.
+pub fn priority(body: &Value) -> AppResult<Priority> {
+    match body.get("priority") {
+        None | Some(Value::Null) => Ok(Priority::Normal),
+        Some(Value::String(s)) => Priority::parse(s).ok_or(AppError::InvalidPriority),
+        Some(_) => Err(AppError::InvalidPriority),
+    }
+}
+
 pub fn idempotency_key(req: &Request) -> Option<String> {
     req.headers()
         .get("idempotency-key")
@@ -54,6 +63,8 @@ pub fn accepted(res: &mut Response, job: &Job) -> Json<Accepted> {
         job_id: job.job_id.clone(),
         status: job.status.as_str().into(),
         generated_command: job.generated_command.clone(),
+        priority: job.priority.as_str().into(),
+        estimate: job.estimate.clone(),
     })
 }
 
@@ -75,6 +86,7 @@ pub async fn submit(
             webhook_url: webhook_url(&body)?,
             idempotency_key: idempotency_key(req),
             generated: false,
+            priority: priority(&body)?,
         },
     )
     .await?;
@@ -246,10 +258,17 @@ pub async fn job_view(state: &AppState, job: &Job) -> AppResult<JobView> {
         (Some(outputs), true) => Some(pipeline::links(state, outputs).await?),
         _ => None,
     };
+    let queue_position = match job.status {
+        JobStatus::Pending => Some(jobs::scheduler::queue_position(state, job).await?),
+        _ => None,
+    };
     Ok(JobView {
         ok: !matches!(job.status, JobStatus::Failed | JobStatus::Cancelled),
         job_id: job.job_id.clone(),
         status: job.status.as_str().into(),
+        priority: job.priority.as_str().into(),
+        queue_position,
+        estimate: job.estimate.clone(),
         task: job.task.clone(),
         generated_command: job.generated_command.clone(),
         progress: job.progress.filter(|_| job.status == JobStatus::Processing),
@@ -274,6 +293,7 @@ fn list_entry(job: &Job) -> JobEntry {
     JobEntry {
         id: job.job_id.clone(),
         status: job.status.as_str().into(),
+        priority: job.priority.as_str().into(),
         webhook_url: job.webhook_url.clone(),
         created_at: clock::ms_rfc3339(job.created_at),
         updated_at: clock::ms_rfc3339(job.updated_at),

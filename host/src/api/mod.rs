@@ -199,6 +199,11 @@ async fn require_account(
         .unwrap_or("");
     match state.auth.authenticate(header).await {
         Ok(Some(account)) => {
+            if let Err(refused) = rate_limit(&state, &account, res) {
+                res.render(refused);
+                ctrl.skip_rest();
+                return;
+            }
             depot.insert_typed(account);
         }
         Ok(None) => {
@@ -209,6 +214,27 @@ async fn require_account(
             res.render(AppError::from(e));
             ctrl.skip_rest();
         }
+    }
+}
+
+/// Takes one request from the account's bucket when its plan sets `requests_per_minute`, and
+/// says where it stands in `RateLimit-*` headers (limit, requests left, seconds until full).
+fn rate_limit(state: &AppState, account: &Account, res: &mut Response) -> AppResult<()> {
+    let Some(per_minute) = state.plan_of(account)?.1.requests_per_minute else {
+        return Ok(());
+    };
+    let rate = state.tenants.take_request(&account.name, per_minute);
+    let headers = res.headers_mut();
+    for (name, value) in [
+        ("ratelimit-limit", rate.limit as u64),
+        ("ratelimit-remaining", rate.remaining as u64),
+        ("ratelimit-reset", rate.reset_s),
+    ] {
+        headers.insert(name, salvo::http::HeaderValue::from(value));
+    }
+    match rate.retry_after_s {
+        Some(retry_after_s) => Err(AppError::RateLimited { retry_after_s }),
+        None => Ok(()),
     }
 }
 

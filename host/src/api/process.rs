@@ -4,11 +4,12 @@
 use salvo::prelude::*;
 use serde_json::Value;
 
-use super::schemas::{ProcessResponse, ValidateResponse};
+use super::schemas::{EstimateResponse, ProcessResponse, QuotaFit, ValidateResponse};
 use super::{account, body_value, from_value, max_body, state};
 use crate::error::{AppError, AppResult};
 use crate::pipeline;
 use crate::task::Task;
+use crate::usage::remaining_gb;
 
 pub fn router() -> Router {
     Router::with_path("ffmpeg")
@@ -18,6 +19,7 @@ pub fn router() -> Router {
                 .push(Router::with_path("async").post(super::jobs::submit)),
         )
         .push(Router::with_path("validate").post(validate))
+        .push(Router::with_path("estimate").post(estimate))
 }
 
 /// `task` out of `{task: {...}}`, with the API's message for each way it can be missing.
@@ -50,5 +52,31 @@ async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Valida
         command: dry.command,
         decisions: dry.decisions,
         output_dir_id: dry.output_dir_id,
+    }))
+}
+
+/// What a task would cost, without running or charging it: time from the inputs' duration
+/// and the speed measured here on earlier runs of the same kind, output size from bitrates or
+/// measured bytes per second, and whether the inputs fit the month's remaining quota.
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
+async fn estimate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateResponse>> {
+    let state = state(depot);
+    let account = account(depot);
+    let body = body_value(req, max_body(&state)).await?;
+    let resolved = pipeline::resolve_unmetered(&state, &account, task_from(&body)?).await?;
+    let expected = pipeline::estimate::of(&state, &resolved).await?;
+    let (_, plan) = state.plan_of(&account)?;
+    let used = state
+        .db
+        .usage(&account.name, &crate::metering::this_month())
+        .await?;
+    let quota = plan.monthly_quota_bytes();
+    Ok(Json(EstimateResponse {
+        ok: true,
+        quota: QuotaFit {
+            remaining_gb: remaining_gb(quota, &used),
+            fits: used.input_bytes + resolved.stored_bytes() <= quota,
+        },
+        estimate: expected,
     }))
 }

@@ -12,7 +12,21 @@ use crate::error::AppError;
 pub use crate::pipeline::OutputLink;
 pub use crate::plugins::types::PolicyDecision;
 use crate::task::{ProbeConfig, Task};
-pub use crate::usage::Usage;
+pub use crate::usage::{Estimate, Usage};
+
+#[derive(Serialize, ToSchema)]
+pub struct EstimateResponse {
+    pub ok: bool,
+    pub estimate: Estimate,
+    pub quota: QuotaFit,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct QuotaFit {
+    pub remaining_gb: f64,
+    /// Whether the inputs fit in what is left of this month's quota.
+    pub fits: bool,
+}
 
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
@@ -49,6 +63,8 @@ pub struct AsyncRequest {
     pub task: Task,
     /// https and public; receives the job's completion or failure.
     pub webhook_url: Option<String>,
+    /// `high`, `normal` (default) or `low`: order among this account's pending jobs.
+    pub priority: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -60,6 +76,11 @@ pub struct Accepted {
     /// Natural-language submissions only: the derived task.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generated_command: Option<Task>,
+    /// high, normal or low.
+    pub priority: String,
+    /// What the job is expected to cost (as POST /ffmpeg/estimate answers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -69,6 +90,13 @@ pub struct JobView {
     pub job_id: String,
     /// pending, processing, completed, failed or cancelled.
     pub status: String,
+    /// high, normal or low.
+    pub priority: String,
+    /// While pending: how many jobs will run before it (accounts take turns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
     pub task: Task,
     /// Natural-language jobs only: the derived task.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +137,7 @@ pub struct WebhookView {
 pub struct JobEntry {
     pub id: String,
     pub status: String,
+    pub priority: String,
     pub webhook_url: Option<String>,
     pub created_at: String,
     pub updated_at: String,
@@ -173,6 +202,8 @@ pub struct AiProcessRequest {
     pub output_dir_id: Option<String>,
     /// Async variant only.
     pub webhook_url: Option<String>,
+    /// Async variant only: `high`, `normal` (default) or `low`.
+    pub priority: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]

@@ -3,12 +3,14 @@
 //! renews, and is finalised only by the holder of the lease token, in one transaction with the
 //! usage charge and the outbox entry of its callback.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Db, DbError, DbResult};
 use crate::task::Task;
-use crate::usage::{Charge, Usage};
+use crate::usage::{Charge, Estimate, Usage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -59,6 +61,41 @@ impl JobStatus {
             self,
             JobStatus::Completed | JobStatus::Failed | JobStatus::Cancelled
         )
+    }
+}
+
+/// Which of an account's pending jobs runs first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    High,
+    #[default]
+    Normal,
+    Low,
+}
+
+impl Priority {
+    pub const ALL: [Priority; 3] = [Priority::High, Priority::Normal, Priority::Low];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::High => "high",
+            Priority::Normal => "normal",
+            Priority::Low => "low",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Priority> {
+        Priority::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// Stored beside the name, so queries order by it.
+    pub fn rank(self) -> u8 {
+        match self {
+            Priority::High => 2,
+            Priority::Normal => 1,
+            Priority::Low => 0,
+        }
     }
 }
 
@@ -116,6 +153,9 @@ pub struct Progress {
     pub processed_sec: f64,
     /// Of the first input's duration, when known.
     pub percent: Option<f64>,
+    /// Seconds left at the speed measured so far, when the duration is known.
+    #[serde(default)]
+    pub eta_sec: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -123,6 +163,15 @@ pub struct Job {
     pub job_id: String,
     pub account: String,
     pub status: JobStatus,
+    #[serde(default)]
+    pub priority: Priority,
+    #[serde(default)]
+    pub priority_rank: u8,
+    /// When a worker last claimed it (orders an account's running jobs against its limit).
+    #[serde(default)]
+    pub claimed_at: i64,
+    #[serde(default)]
+    pub estimate: Option<Estimate>,
     /// The task as submitted (or as derived from instructions).
     pub task: Task,
     pub run: QueuedRun,
@@ -232,25 +281,134 @@ impl Db {
         Ok((jobs, total))
     }
 
-    /// Claims the oldest pending job for a worker, or `None` when there is none.
-    pub async fn claim_job(&self, token: &str, now: i64, lease_ms: i64) -> DbResult<Option<Job>> {
-        for _ in 0..5 {
-            let claimed = self
-                .first(
-                    &format!(
-                        "UPDATE (SELECT id, created_at FROM job WHERE status = 'pending' ORDER BY created_at ASC LIMIT 1)
-                         SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1, updated_at = $now
-                         WHERE status = 'pending' RETURN AFTER"
-                    ),
-                    json!({ "t": token, "now": now, "until": now + lease_ms }),
-                )
-                .await;
-            match claimed {
-                Err(DbError::Other(e)) if e.contains("conflict") => continue,
-                other => return other,
-            }
+    /// Claims `account`'s next pending job (highest priority, then oldest) unless it already
+    /// runs `max` jobs; `None` when there is none to take. The claim and the account's turn
+    /// record commit together, so two workers claiming for one account at once conflict and
+    /// one of them counts again: the limit holds across instances.
+    pub async fn claim_job(
+        &self,
+        account: &str,
+        max: Option<u32>,
+        token: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> DbResult<Option<Job>> {
+        // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
+        let rows: Vec<Job> = self
+            .rows_at(
+                "BEGIN TRANSACTION;
+                 LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a);
+                 LET $job = IF $running < $max {
+                     (UPDATE (SELECT id, priority_rank, created_at FROM job WHERE status = 'pending' AND account = $a
+                              ORDER BY priority_rank DESC, created_at ASC LIMIT 1)
+                      SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1,
+                          updated_at = $now, claimed_at = $now
+                      WHERE status = 'pending' RETURN AFTER)
+                 } ELSE { [] };
+                 IF array::len($job) > 0 { UPSERT type::record('turn', $a) SET account = $a, at = $now; };
+                 SELECT * OMIT id FROM $job;
+                 COMMIT TRANSACTION;",
+                // No limit: a count no account reaches (JSON null would bind as NULL, not NONE).
+                json!({ "a": account, "max": max.unwrap_or(u32::MAX), "t": token, "now": now, "until": now + lease_ms }),
+                4,
+            )
+            .await?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// Accounts with pending jobs, each with the creation time of its oldest.
+    pub async fn pending_accounts(&self) -> DbResult<Vec<(String, i64)>> {
+        #[derive(Deserialize)]
+        struct Row {
+            account: String,
+            oldest: i64,
         }
-        Ok(None)
+        let rows: Vec<Row> = self
+            .rows(
+                "SELECT account, math::min(created_at) AS oldest FROM job WHERE status = 'pending' GROUP BY account",
+                json!({}),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|r| (r.account, r.oldest)).collect())
+    }
+
+    /// Jobs processing now, by account (all instances).
+    pub async fn running_by_account(&self) -> DbResult<HashMap<String, u64>> {
+        #[derive(Deserialize)]
+        struct Row {
+            account: String,
+            n: u64,
+        }
+        let rows: Vec<Row> = self
+            .rows(
+                "SELECT account, count() AS n FROM job WHERE status = 'processing' GROUP BY account",
+                json!({}),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|r| (r.account, r.n)).collect())
+    }
+
+    /// When each account last had a job claimed (absent: never), for taking turns.
+    pub async fn last_turns(&self, accounts: &[String]) -> DbResult<HashMap<String, i64>> {
+        #[derive(Deserialize)]
+        struct Row {
+            account: String,
+            at: i64,
+        }
+        let rows: Vec<Row> = self
+            .rows(
+                "SELECT account, at FROM turn WHERE account IN $a",
+                json!({ "a": accounts }),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|r| (r.account, r.at)).collect())
+    }
+
+    /// Pending jobs per account, and how many of `account`'s pending jobs run before `job`.
+    pub async fn queue_around(&self, job: &Job) -> DbResult<(u64, HashMap<String, u64>)> {
+        #[derive(Deserialize)]
+        struct Count {
+            n: u64,
+        }
+        #[derive(Deserialize)]
+        struct Row {
+            account: String,
+            n: u64,
+        }
+        let ahead = self
+            .first::<Count>(
+                "SELECT count() AS n FROM job WHERE status = 'pending' AND account = $a AND job_id != $id
+                   AND (priority_rank > $r OR (priority_rank = $r AND (created_at < $c OR (created_at = $c AND job_id < $id))))
+                 GROUP ALL",
+                json!({ "a": job.account, "id": job.job_id, "r": job.priority_rank, "c": job.created_at }),
+            )
+            .await?
+            .map_or(0, |c| c.n);
+        let pending: Vec<Row> = self
+            .rows(
+                "SELECT account, count() AS n FROM job WHERE status = 'pending' GROUP BY account",
+                json!({}),
+            )
+            .await?;
+        Ok((
+            ahead,
+            pending.into_iter().map(|r| (r.account, r.n)).collect(),
+        ))
+    }
+
+    /// Pending jobs of other accounts created before `job` (its place in a FIFO queue).
+    pub async fn pending_before(&self, job: &Job) -> DbResult<u64> {
+        #[derive(Deserialize)]
+        struct Count {
+            n: u64,
+        }
+        Ok(self
+            .first::<Count>(
+                "SELECT count() AS n FROM job WHERE status = 'pending' AND account != $a AND created_at < $c GROUP ALL",
+                json!({ "a": job.account, "c": job.created_at }),
+            )
+            .await?
+            .map_or(0, |c| c.n))
     }
 
     /// Extends a lease; `false` when the job is no longer this worker's.

@@ -20,7 +20,7 @@ mod listings;
 mod schema;
 
 pub use jobs::{
-    DeliveryState, Job, JobEnd, JobStatus, ListQuery, Progress, QueuedInput, QueuedRun,
+    DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,
     StoredOutput, Webhook,
 };
 
@@ -493,6 +493,39 @@ impl Db {
         .await
     }
 
+    // ---- throughput (estimates) ------------------------------------------------------------
+
+    pub async fn throughput(&self, kind: &str) -> DbResult<Option<Throughput>> {
+        self.first(
+            "SELECT runs, speed, out_bytes_per_s FROM type::record('throughput', $k)",
+            json!({ "k": kind }),
+        )
+        .await
+    }
+
+    /// Folds one run into its kind's figures: a moving average that follows the machine as it
+    /// changes, weighted to the recent runs.
+    pub async fn record_throughput(&self, kind: &str, run: &Throughput) -> DbResult<()> {
+        let kept = self.throughput(kind).await?.unwrap_or_default();
+        let mix = |old: f64, new: f64| {
+            if kept.runs == 0 {
+                new
+            } else {
+                old * 0.6 + new * 0.4
+            }
+        };
+        let next = Throughput {
+            runs: kept.runs + 1,
+            speed: mix(kept.speed, run.speed),
+            out_bytes_per_s: mix(kept.out_bytes_per_s, run.out_bytes_per_s),
+        };
+        self.exec(
+            "UPSERT type::record('throughput', $k) CONTENT $t",
+            json!({ "k": kind, "t": next }),
+        )
+        .await
+    }
+
     /// Pending records older than `before` (ms): uploads that never finished, or finished bytes
     /// whose record update was lost to a crash. The sweeper reconciles them with the store.
     pub async fn stale_pending(
@@ -529,6 +562,16 @@ fn first_error(response: &mut surrealdb::IndexedResults) -> Result<(), (usize, D
         Some((i, e)) => Err((*i, e.clone().into())),
         None => Ok(()),
     }
+}
+
+/// Measured runs of one kind of work.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Throughput {
+    pub runs: u64,
+    /// Media seconds processed per wall second.
+    pub speed: f64,
+    /// Output bytes per media second.
+    pub out_bytes_per_s: f64,
 }
 
 fn strip_id(mut v: Value) -> Value {

@@ -19,9 +19,14 @@ DEFINE INDEX IF NOT EXISTS file_state ON file FIELDS state;
 DEFINE TABLE IF NOT EXISTS usage SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS usage_account_month ON usage FIELDS account, month UNIQUE;
 
+DEFINE TABLE IF NOT EXISTS throughput SCHEMALESS;
+DEFINE TABLE IF NOT EXISTS turn SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS turn_account ON turn FIELDS account;
+
 DEFINE TABLE IF NOT EXISTS job SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS job_account_created ON job FIELDS account, created_at;
 DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
+DEFINE INDEX IF NOT EXISTS job_status_account ON job FIELDS status, account;
 DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
 DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
 "#;

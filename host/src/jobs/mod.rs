@@ -2,6 +2,7 @@
 //! them, and the webhook deliveries that report them. Everything lives in the database, so
 //! any instance may submit, run or report any job, and a crash loses nothing.
 
+pub mod scheduler;
 pub mod webhooks;
 pub mod worker;
 
@@ -12,7 +13,7 @@ use tokio::sync::Notify;
 
 use crate::app::AppState;
 use crate::clock;
-use crate::db::{Account, Job, JobStatus};
+use crate::db::{Account, Job, JobStatus, Priority};
 use crate::error::{AppError, AppResult};
 use crate::names;
 use crate::pipeline;
@@ -34,6 +35,7 @@ pub struct Submission<'a> {
     pub idempotency_key: Option<String>,
     /// Natural-language submissions: the task is the translator's.
     pub generated: bool,
+    pub priority: Priority,
 }
 
 /// Validates, imports URL inputs, queues. Returns the job (an earlier one for a repeated
@@ -65,6 +67,7 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         }
     }
     let resolved = pipeline::prepare(state, s.account, s.task.clone()).await?;
+    let estimate = pipeline::estimate::of(state, &resolved).await?;
     let run = resolved
         .queued()
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("inputs not imported")))?;
@@ -73,6 +76,10 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         job_id: format!("job_{}", names::random_id(20)),
         account: s.account.name.clone(),
         status: JobStatus::Pending,
+        priority: s.priority,
+        priority_rank: s.priority.rank(),
+        claimed_at: 0,
+        estimate: Some(estimate),
         generated_command: s.generated.then(|| s.task.clone()),
         input_count: s.task.inputs.len() as u32,
         task: s.task,

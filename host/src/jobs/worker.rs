@@ -52,7 +52,7 @@ async fn worker_loop(state: Arc<AppState>) {
             tracing::warn!("requeue failed: {e}");
         }
         let token = names::random_id(24);
-        match state.db.claim_job(&token, now, lease_ms).await {
+        match super::scheduler::claim(&state, &token, now, lease_ms).await {
             Ok(Some(job)) => {
                 state
                     .running_jobs
@@ -126,7 +126,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
 }
 
 async fn execute(
-    state: &AppState,
+    state: &Arc<AppState>,
     job: &Job,
     progress: watch::Sender<u64>,
 ) -> Result<Completed, AppError> {
@@ -147,6 +147,7 @@ async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watc
     let mut expected: Option<f64> = None;
     let mut estimate = None;
     let mut first = true;
+    let started = std::time::Instant::now();
     loop {
         tokio::time::sleep(every).await;
         if std::mem::take(&mut first) {
@@ -159,9 +160,14 @@ async fn keep_lease(state: Arc<AppState>, job: &Job, token: &str, progress: watc
             expected = estimate.take().expect("checked").await.ok().flatten();
         }
         let processed = *progress.borrow() as f64 / 1e6;
+        let running_s = started.elapsed().as_secs_f64();
         let report = Progress {
             processed_sec: (processed * 100.0).round() / 100.0,
             percent: expected.map(|d| ((processed / d) * 100.0).clamp(0.0, 99.0).round()),
+            // At the speed measured so far; none until ffmpeg has reported some progress.
+            eta_sec: expected
+                .filter(|_| processed > 0.0)
+                .map(|d| ((d - processed).max(0.0) * running_s / processed * 10.0).round() / 10.0),
         };
         match state
             .db
@@ -188,5 +194,5 @@ async fn expected_duration(state: &AppState, job: &Job) -> Option<f64> {
         .file(&first.dir_id, &first.file_name)
         .await
         .ok()??;
-    inspect::duration_of(&inspect::inspect(state, &file).await?)
+    inspect::duration_of(&inspect::inspect(state, &job.account, &file).await?)
 }

@@ -12,7 +12,8 @@ use crate::app::AppState;
 use crate::db::FileRecord;
 
 /// ffprobe's `format` and `streams` for a stored file; `None` when it cannot be read.
-pub async fn inspect(state: &AppState, file: &FileRecord) -> Option<Value> {
+/// `account` is whose process slot the run takes.
+pub async fn inspect(state: &AppState, account: &str, file: &FileRecord) -> Option<Value> {
     let scratch = Scratch::new(&state.scratch_dir).ok()?;
     let path = scratch.inputs().join("file");
     state.store.stage(&file.object_id, &path).await.ok()?;
@@ -34,7 +35,7 @@ pub async fn inspect(state: &AppState, file: &FileRecord) -> Option<Value> {
     .collect();
     let timeout = state.cfg.limits.probe_timeout_s;
     let outcome = {
-        let _permit = state.process_permits.acquire().await.ok()?;
+        let _slot = state.tenants.process_slot(account).await;
         runner::run(
             &state.sandbox,
             Spec {

@@ -15,6 +15,7 @@
 //! Probes (`probe.rs`) are the same shape with ffprobe and no outputs.
 
 mod build;
+pub mod estimate;
 mod import;
 pub mod probe;
 mod register;
@@ -22,10 +23,12 @@ mod resolve;
 mod run;
 mod stage;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use tokio::sync::watch;
 
-pub use resolve::{Input, InputFile, Resolved, reload, resolve, url_file_name};
+pub use resolve::{Input, InputFile, Resolved, reload, resolve, resolve_unmetered, url_file_name};
 
 use crate::app::AppState;
 use crate::db::{Account, StoredOutput};
@@ -33,6 +36,7 @@ use crate::error::{AppError, AppResult};
 use crate::media::scratch::Scratch;
 use crate::plugins::types::PolicyDecision;
 use crate::task::Task;
+use crate::tenants::TaskPermit;
 use crate::usage::{Charge, Usage};
 use crate::{files, metering};
 
@@ -70,8 +74,28 @@ pub async fn prepare(state: &AppState, account: &Account, task: Task) -> AppResu
     Ok(resolved)
 }
 
-/// A task run now, for the request that waits for it: prepare, execute, charge.
-pub async fn run_now(state: &AppState, account: &Account, task: Task) -> AppResult<Completed> {
+/// Admits one sync task, probe or plain-language call of the account (its plan's
+/// `max_concurrent_tasks`), for as long as the permit lives.
+pub fn admit(state: &AppState, account: &Account) -> AppResult<TaskPermit> {
+    let (_, plan) = state.plan_of(account)?;
+    state
+        .tenants
+        .admit_task(&account.name, plan.max_concurrent_tasks)
+}
+
+/// A task run now, for the request that waits for it: admit, prepare, execute, charge.
+pub async fn run_now(state: &Arc<AppState>, account: &Account, task: Task) -> AppResult<Completed> {
+    let permit = admit(state, account)?;
+    run_admitted(state, account, task, &permit).await
+}
+
+/// `run_now` for a caller that admitted the task already (it did work of its own first).
+pub async fn run_admitted(
+    state: &Arc<AppState>,
+    account: &Account,
+    task: Task,
+    _admitted: &TaskPermit,
+) -> AppResult<Completed> {
     let resolved = prepare(state, account, task).await?;
     let done = execute(state, &resolved, None).await?;
     metering::charge(state, &account.name, &done.charge).await?;
@@ -94,7 +118,7 @@ pub async fn dry_run(state: &AppState, account: &Account, task: Task) -> AppResu
 
 /// Stage, build, run and register a resolved and imported task. The caller charges it.
 pub async fn execute(
-    state: &AppState,
+    state: &Arc<AppState>,
     resolved: &Resolved,
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Completed> {
@@ -105,11 +129,23 @@ pub async fn execute(
     let scratch = scratch(state)?;
     let (staged, input_bytes) = stage::stage(state, &scratch, &resolved.inputs).await?;
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
-    // Seams: an estimate, then a cache look-up (or joining an identical run in flight), go
-    // here; a split encode replaces the one `run` below with segment sub-jobs.
-    let elapsed = run::ffmpeg(state, &scratch, &staged, built.argv, progress).await?;
+    // Seams: a cache look-up (or joining an identical run in flight) goes here; a split
+    // encode replaces the one `run` below with segment sub-jobs.
+    let progress = progress.unwrap_or_else(|| watch::channel(0).0);
+    let processed = progress.subscribe();
+    let elapsed = run::ffmpeg(
+        state,
+        &resolved.account.name,
+        &scratch,
+        &staged,
+        built.argv,
+        Some(progress),
+    )
+    .await?;
     let outputs = register::outputs(state, &output_dir, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
+    let media_s = *processed.borrow() as f64 / 1e6;
+    estimate::record(state, &resolved.task, media_s, elapsed, output_bytes);
     let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
     Ok(Completed {
         charge: Charge::of_run(input_bytes, output_bytes, &usage),

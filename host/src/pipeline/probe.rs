@@ -35,6 +35,7 @@ pub async fn analyze(
     file_path: &str,
     mut probe: ProbeConfig,
 ) -> AppResult<Probed> {
+    let _admitted = super::admit(state, account)?;
     let wants_entries = probe.frames.is_some() || probe.packets.is_some();
     if wants_entries && probe.select_streams.as_deref().is_none_or(str::is_empty) {
         return Err(AppError::BadRequest(
@@ -72,7 +73,7 @@ pub async fn analyze(
         argv::ffprobe_argv(&cmd, &input, &scratch.dir).map_err(|r| AppError::HostRefused(r.0))?;
     let limits = &state.cfg.limits;
     let exit = {
-        let _permit = state.process_permits.acquire().await.expect("never closed");
+        let _slot = state.tenants.process_slot(&account.name).await;
         runner::run(
             &state.sandbox,
             Spec {

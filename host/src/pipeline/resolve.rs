@@ -70,6 +70,17 @@ impl Resolved {
 }
 
 pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResult<Resolved> {
+    let resolved = resolve_unmetered(state, account, task).await?;
+    metering::check_quota(state, account, resolved.stored_bytes()).await?;
+    Ok(resolved)
+}
+
+/// Every check of `resolve` but the quota (for estimates, which report whether a task fits).
+pub async fn resolve_unmetered(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+) -> AppResult<Resolved> {
     let limits = &state.cfg.limits;
     if task.inputs.is_empty() {
         return Err(AppError::NoInputs);
@@ -142,15 +153,12 @@ pub async fn resolve(state: &AppState, account: &Account, task: Task) -> AppResu
             }
         }
     }
-    let resolved = Resolved {
+    Ok(Resolved {
         account: account.clone(),
         task,
         inputs,
         output_dir,
-    };
-    // Seam: per-tenant admission (concurrency, rate) belongs here, before anything is fetched.
-    metering::check_quota(state, account, resolved.stored_bytes()).await?;
-    Ok(resolved)
+    })
 }
 
 /// A queued job's task resolved again when a worker takes it: the same inputs under the same

@@ -15,6 +15,7 @@ use crate::plugins::types::StagedInput;
 /// Runs a checked argv; returns how long ffmpeg ran.
 pub async fn ffmpeg(
     state: &AppState,
+    account: &str,
     scratch: &Scratch,
     staged: &[StagedInput],
     argv: Vec<String>,
@@ -22,7 +23,7 @@ pub async fn ffmpeg(
 ) -> AppResult<Duration> {
     let limits = &state.cfg.limits;
     let exit = {
-        let _permit = state.process_permits.acquire().await.expect("never closed");
+        let _slot = state.tenants.process_slot(account).await;
         runner::run(
             &state.sandbox,
             Spec {

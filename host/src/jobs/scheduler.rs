@@ -1,0 +1,86 @@
+//! Which pending job a free worker takes. Fair (the default): accounts take turns, the one
+//! with the fewest jobs running (on every instance) first, then the one whose last turn is
+//! longest ago (so a flood of one account's jobs does not hold back another's single job),
+//! then the one waiting longest; within an account, priority, then age. FIFO: the account with
+//! the oldest pending job.
+//! An account at its plan's `max_running_jobs` is skipped; its jobs wait their turn.
+
+use std::collections::HashMap;
+
+use crate::app::AppState;
+use crate::config::Scheduling;
+use crate::db::Job;
+use crate::error::AppResult;
+
+/// Claims the next job for this worker, or `None` when no account may run one now.
+pub async fn claim(
+    state: &AppState,
+    token: &str,
+    now: i64,
+    lease_ms: i64,
+) -> AppResult<Option<Job>> {
+    let pending = state.db.pending_accounts().await?;
+    if pending.is_empty() {
+        return Ok(None);
+    }
+    let running = state.db.running_by_account().await?;
+    let accounts: Vec<String> = pending.iter().map(|(a, _)| a.clone()).collect();
+    let last = state.db.last_turns(&accounts).await?;
+    let mut limits = HashMap::new();
+    for account in &accounts {
+        limits.insert(account.clone(), max_running(state, account).await?);
+    }
+    let mut turns: Vec<(u64, i64, i64, String)> = pending
+        .into_iter()
+        .map(|(account, oldest)| {
+            let n = running.get(&account).copied().unwrap_or(0);
+            (n, last.get(&account).copied().unwrap_or(0), oldest, account)
+        })
+        .filter(|(n, _, _, account)| limits[account].is_none_or(|max| *n < max as u64))
+        .collect();
+    match state.cfg.jobs.scheduling {
+        Scheduling::Fair => turns.sort(),
+        Scheduling::Fifo => turns.sort_by_key(|(_, _, oldest, _)| *oldest),
+    }
+    for (_, _, _, account) in turns {
+        if let Some(job) = state
+            .db
+            .claim_job(&account, limits[&account], token, now, lease_ms)
+            .await?
+        {
+            return Ok(Some(job));
+        }
+    }
+    Ok(None)
+}
+
+/// How many jobs run before a pending one, taking accounts in turn: its own account's jobs
+/// ahead of it, and from every other account one a turn, with one more from those whose last
+/// turn came before this account's. An approximation: running counts change the order too.
+pub async fn queue_position(state: &AppState, job: &Job) -> AppResult<u64> {
+    let (ahead, pending) = state.db.queue_around(job).await?;
+    let others: u64 = match state.cfg.jobs.scheduling {
+        Scheduling::Fair => {
+            let accounts: Vec<String> = pending.keys().cloned().collect();
+            let last = state.db.last_turns(&accounts).await?;
+            let mine = last.get(&job.account).copied().unwrap_or(0);
+            pending
+                .iter()
+                .filter(|(account, _)| **account != job.account)
+                .map(|(account, n)| {
+                    let earlier = last.get(account).copied().unwrap_or(0) < mine;
+                    (*n).min(ahead + u64::from(earlier))
+                })
+                .sum()
+        }
+        Scheduling::Fifo => state.db.pending_before(job).await?,
+    };
+    Ok(ahead + others)
+}
+
+async fn max_running(state: &AppState, account: &str) -> AppResult<Option<u32>> {
+    let Some(account) = state.db.account(account).await? else {
+        return Ok(None);
+    };
+    Ok(state.plan_of(&account)?.1.max_running_jobs)
+}
