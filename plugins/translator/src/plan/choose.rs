@@ -37,11 +37,15 @@ pub fn pick_main<'m>(media: &'m [Media<'m>]) -> &'m Media<'m> {
         .iter()
         .find(|m| m.kind == Kind::Video)
         .or_else(|| media.iter().find(|m| m.kind == Kind::Still))
+        .or_else(|| media.iter().find(|m| m.kind != Kind::Subtitle))
         .unwrap_or(&media[0])
 }
 
 pub fn join<'m>(media: &'m [Media<'m>], main: &'m Media<'m>, w: &Wants) -> Planned<Join<'m>> {
-    let others: Vec<&Media> = media.iter().filter(|m| m.index != main.index).collect();
+    let others: Vec<&Media> = media
+        .iter()
+        .filter(|m| m.index != main.index && m.kind != Kind::Subtitle)
+        .collect();
     let audio_src = others
         .iter()
         .find(|m| m.kind == Kind::Audio)
@@ -253,6 +257,8 @@ pub fn output_format(
                 .or(own)
                 .map_or_else(|| fallback("png"), Ok)?)
         }
-        Mode::Gif => fallback("gif"),
+        Mode::Gif => Ok(target
+            .filter(|t| t.kind == FormatKind::Gif)
+            .map_or_else(|| fallback("gif"), Ok)?),
     }
 }

@@ -4,7 +4,7 @@
 use super::picture::Rounding;
 use super::{PlanError, Planned};
 use crate::filters;
-use crate::intents::Crop;
+use crate::intents::{Amount, Crop, Sides};
 use crate::numbers::fmt_num;
 
 /// The `crop` filter for a `dims` picture and the new size when known. `corner` places a
@@ -67,6 +67,23 @@ fn rectangle(
                 _ => (w, ev(fh), Some((0, 0))),
             }
         }
+        Crop::Sides(sides, amount) => {
+            let take = |on: bool, dim: f64| match (on, amount) {
+                (false, _) => 0,
+                (true, Amount::Px(p)) => *p,
+                (true, Amount::Share(f)) => (dim * f).round() as u32,
+            };
+            let (t, b) = (take(sides.top, fh), take(sides.bottom, fh));
+            let (l, r) = (take(sides.left, fw), take(sides.right, fw));
+            if t + b + 2 > ih || l + r + 2 > iw {
+                return Err(PlanError::Geometry(format!(
+                    "cropping that much leaves nothing of {iw}x{ih}"
+                )));
+            }
+            // Even sizes round the far edge in, so the named sides lose what was asked.
+            let (w, h) = (ev((iw - l - r) as f64), ev((ih - t - b) as f64));
+            (w, h, Some((l, t)))
+        }
         Crop::Half(side) => {
             let (w, h) = (ev(fw / 2.0), ev(fh / 2.0));
             match side.as_str() {
@@ -93,6 +110,7 @@ fn expression(crop: &Crop) -> String {
             "left" => format!("crop=iw-{p}:ih:{p}:0"),
             _ => format!("crop=iw-{p}:ih:0:0"),
         },
+        Crop::Sides(sides, amount) => sides_expression(sides, amount),
         Crop::Half(side) => match side.as_str() {
             "top" => "crop=iw:ih/2:0:0".into(),
             "bottom" => "crop=iw:ih/2:0:ih/2".into(),
@@ -100,4 +118,16 @@ fn expression(crop: &Crop) -> String {
             _ => "crop=iw/2:ih:iw/2:0".into(),
         },
     }
+}
+
+/// `crop` with the amounts as expressions of the input size.
+fn sides_expression(sides: &Sides, amount: &Amount) -> String {
+    let take = |on: bool, dim: &str| match (on, amount) {
+        (false, _) => "0".to_string(),
+        (true, Amount::Px(p)) => p.to_string(),
+        (true, Amount::Share(f)) => format!("{dim}*{}", fmt_num(*f)),
+    };
+    let (t, b) = (take(sides.top, "ih"), take(sides.bottom, "ih"));
+    let (l, r) = (take(sides.left, "iw"), take(sides.right, "iw"));
+    format!("crop=iw-{l}-{r}:ih-{t}-{b}:{l}:{t}")
 }

@@ -43,6 +43,35 @@ impl Planner<'_> {
         Ok(Some(video as u32))
     }
 
+    /// The highest video bitrate a compressed output may use: a share of the input's own
+    /// (estimated from its size and length, less the sound), when compressing.
+    fn compress_cap(&self, with_audio: bool) -> Option<u32> {
+        let share = match self.w.compress? {
+            Strength::Light => 0.8,
+            Strength::Normal => 0.6,
+            Strength::Strong => 0.4,
+        };
+        let total = self.input_bitrate()?;
+        let sound = if self.main.has_audio() && with_audio {
+            Self::sound_share(total)
+        } else {
+            0.0
+        };
+        let video = total - sound;
+        (video > 50_000.0).then(|| (video * share) as u32)
+    }
+
+    /// The main input's overall bitrate (bit/s), from its size and length.
+    pub(super) fn input_bitrate(&self) -> Option<f64> {
+        let secs = self.duration()?;
+        Some(self.main.facts.size as f64 * 8.0 / secs).filter(|b| *b > 0.0)
+    }
+
+    /// A guess at the sound's part of an input's bitrate: 128 kbit/s, less in small files.
+    pub(super) fn sound_share(total: f64) -> f64 {
+        (total / 4.0).min(128_000.0)
+    }
+
     pub(super) fn video_codec(
         &mut self,
         must_encode: bool,
@@ -96,7 +125,18 @@ impl Planner<'_> {
                 })
             };
             o.extend(["-crf".to_string(), crf.to_string()]);
-            o.extend(Self::s(enc.crf_mode));
+            match self.compress_cap(with_audio) {
+                // Constrained quality: CRF, but never above a share of the input's rate, so
+                // "smaller" holds for inputs that were already compressed hard.
+                Some(cap) if enc.crf_mode.is_empty() => o.extend([
+                    "-maxrate".to_string(),
+                    format!("{}k", cap / 1000),
+                    "-bufsize".to_string(),
+                    format!("{}k", 2 * cap / 1000),
+                ]),
+                Some(cap) => o.extend(["-b:v".to_string(), format!("{}k", cap / 1000)]),
+                None => o.extend(Self::s(enc.crf_mode)),
+            }
         }
         if quality_asked && self.quality_level() == 1 {
             self.tag("compressed");

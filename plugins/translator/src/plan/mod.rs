@@ -16,10 +16,12 @@ mod joins;
 mod naming;
 mod pad;
 mod picture;
+mod repeat;
 mod resize;
 mod sound;
 mod span;
 mod stills;
+mod subtitles;
 mod timing;
 mod video;
 
@@ -91,6 +93,11 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             kind: "video",
         });
     }
+    if (p.w.repeat.is_some() || p.w.loop_for.is_some()) && main.kind == Kind::Still {
+        return Err(PlanError::NotSupported(
+            "a still picture cannot be repeated; ask for a video of a given length instead",
+        ));
+    }
     p.span = p.span()?;
     p.build()
 }
@@ -154,7 +161,13 @@ impl<'m> Planner<'m> {
             self.span.end.or(self.duration())? - self.span.start
         };
         let cut = self.span.cut.map_or(0.0, |(a, b)| (b - a).max(0.0));
-        Some((base - cut).max(0.0) / self.w.speed.unwrap_or(1.0))
+        let once = (base - cut).max(0.0) / self.w.speed.unwrap_or(1.0);
+        let played = match (self.w.loop_for, self.w.repeat) {
+            (Some(secs), _) => secs,
+            (None, Some(n)) => once * n as f64,
+            (None, None) => once,
+        };
+        Some(played + self.w.extends.iter().map(|(_, s, _)| s).sum::<f64>())
     }
 
     fn build(mut self) -> Planned<Task> {

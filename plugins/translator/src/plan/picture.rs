@@ -1,9 +1,10 @@
 //! The picture chain: crop, rotate, flip, resize, pad and effects, in that order, following
 //! the picture's size so later steps can use exact numbers.
 
+use super::choose::Mode;
 use super::{Planned, Planner, crop, pad, resize};
 use crate::filters::{self, even};
-use crate::intents::{Crop, Pad};
+use crate::intents::{Crop, Pad, Resize, Strength};
 use crate::media::Kind;
 
 /// How computed sizes are rounded: even for yuv420p encoders, else to the nearest pixel.
@@ -57,7 +58,7 @@ impl Planner<'_> {
             self.tag("flipped");
             chain.push("vflip".into());
         }
-        if let Some(r) = self.w.resize.clone() {
+        if let Some(r) = self.w.resize.clone().or_else(|| self.compress_resize(dims)) {
             let (filter, tag, new) = resize::filter(&r, dims, self.w.keep_aspect, round);
             self.tag(tag);
             chain.push(filter);
@@ -88,6 +89,17 @@ impl Planner<'_> {
             }
         }
         Ok(chain)
+    }
+
+    /// A lower resolution when compressing a large picture (the shorter side past 1080,
+    /// past 720 when compressing hard): most of a file's size goes on pixels.
+    fn compress_resize(&self, dims: Option<(u32, u32)>) -> Option<Resize> {
+        let limit = match self.w.compress? {
+            Strength::Strong => 720,
+            _ => 1080,
+        };
+        let (w, h) = dims?;
+        (w.min(h) > limit && self.mode == Mode::Video).then_some(Resize::Short(limit))
     }
 
     /// Colour and look: greyscale, denoise and the grammar's plain filters.

@@ -45,6 +45,8 @@ impl Planner<'_> {
             self.tag("reversed");
             chain.push("areverse".into());
         }
+        chain.extend(self.loop_filter(true)?);
+        chain.extend(self.extend_sound());
         chain.extend(self.fades(true)?);
         Ok(chain)
     }
@@ -118,6 +120,13 @@ impl Planner<'_> {
         let kbps = match (self.w.abitrate, self.target_bytes(), enc.kbps) {
             (Some(b), _, Some(_)) => Some(b / 1000),
             (None, Some(_), Some(_)) => Some(64),
+            // Compressing never raises the sound's rate above its guessed share of the input.
+            (None, None, Some(levels)) if self.quality_level() == 1 => {
+                let share = self
+                    .input_bitrate()
+                    .map_or(u32::MAX, |b| (Self::sound_share(b) / 1000.0) as u32);
+                Some(levels[1].min(share.max(32)))
+            }
             (None, None, Some(levels)) => Some(levels[self.quality_level()]),
             (_, _, None) => None,
         };
@@ -127,10 +136,12 @@ impl Planner<'_> {
         Ok((o, Some(enc)))
     }
     pub(super) fn build_audio(&mut self) -> Planned<String> {
-        let opts = self.trim_options();
+        let mut opts = self.trim_options();
+        opts.extend(self.loop_input_options()?);
         self.add_input(self.main, opts);
         let achain = self.audio_chain()?;
         self.opts.push("-vn".into());
+        self.opts.extend(self.loop_output_options());
         if !achain.is_empty() {
             self.opts.extend(["-af".to_string(), achain.join(",")]);
         }

@@ -3,6 +3,7 @@
 
 use super::choose::Join;
 use super::{GIF_FPS, GIF_WIDTH, PlanError, Planned, Planner};
+use crate::formats;
 use crate::intents::{Frames, Thumb};
 use crate::numbers::fmt_num;
 
@@ -101,7 +102,7 @@ impl Planner<'_> {
         }
         if single {
             self.opts
-                .extend(Self::s(&["-frames:v", "1", "-update", "1"]));
+                .extend(Self::s(formats::single_picture_options(self.fmt)));
         }
         if jpeg {
             self.opts.extend(Self::s(&["-q:v", "2"]));
@@ -119,8 +120,10 @@ impl Planner<'_> {
                 "making a GIF of several inputs at once is not supported; make the video first",
             ));
         }
-        let opts = self.trim_options();
+        let mut opts = self.trim_options();
+        opts.extend(self.loop_input_options()?);
         self.add_input(self.main, opts);
+        self.opts.extend(self.loop_output_options());
         let (vcut, _) = self.cut_filters();
         let mut chain: Vec<String> = vcut.into_iter().collect();
         chain.extend(self.picture_chain(false)?);
@@ -135,9 +138,13 @@ impl Planner<'_> {
         {
             chain.push(format!("scale={GIF_WIDTH}:-1:flags=lanczos"));
         }
-        // One palette for the whole clip: far better colours than the default.
-        chain.push("split[s0][s1];[s0]palettegen[p];[s1][p]paletteuse".into());
+        let anim = formats::animation(self.fmt.key).ok_or(PlanError::NoEncoder("animation"))?;
+        if anim.palette {
+            // One palette for the whole clip: far better colours than the default.
+            chain.push("split[s0][s1];[s0]palettegen[p];[s1][p]paletteuse".into());
+        }
         self.opts.extend(["-vf".to_string(), chain.join(",")]);
+        self.opts.extend(Self::s(anim.options));
         self.opts.push("-an".into());
         Ok(self.file_name(None))
     }
@@ -149,7 +156,7 @@ impl Planner<'_> {
             self.opts.extend(["-vf".to_string(), chain.join(",")]);
         }
         self.opts
-            .extend(Self::s(&["-frames:v", "1", "-update", "1"]));
+            .extend(Self::s(formats::single_picture_options(self.fmt)));
         if self.fmt.ext == "jpg" {
             self.opts.extend(Self::s(&["-q:v", "2"]));
         }

@@ -24,7 +24,8 @@ impl Planner<'_> {
         }
     }
 
-    /// Frame rate, speed, reverse and fades: the filters that work on time.
+    /// Frame rate, speed, reverse, repeats, added time and fades: the filters that work on
+    /// time.
     pub(super) fn video_timing(&mut self) -> Planned<Vec<String>> {
         let mut chain = Vec::new();
         let rate = match (self.w.fps, self.w.fps_factor) {
@@ -49,6 +50,8 @@ impl Planner<'_> {
             self.tag("reversed");
             chain.push("reverse".into());
         }
+        chain.extend(self.loop_filter(false)?);
+        chain.extend(self.extend_picture());
         chain.extend(self.fades(false)?);
         Ok(chain)
     }

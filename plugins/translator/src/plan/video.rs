@@ -10,16 +10,18 @@ use crate::numbers::fmt_num;
 impl<'m> Planner<'m> {
     pub(super) fn build_video(&mut self) -> Planned<String> {
         let still = self.main.kind == Kind::Still;
-        let main_opts = if still {
+        let mut main_opts = if still {
             let rate = self.w.fps.unwrap_or(25.0);
             Self::s(&["-loop", "1", "-framerate", &fmt_num(rate)])
         } else {
             self.trim_options()
         };
+        main_opts.extend(self.loop_input_options()?);
         let mi = self.add_input(self.main, main_opts);
         let (vcut, _) = self.cut_filters();
         let mut vchain: Vec<String> = vcut.into_iter().collect();
         vchain.extend(self.picture_chain(true)?);
+        vchain.extend(self.burn_filter()?);
         let timing = self.video_timing()?;
         // A still picture's frame rate is set on its input.
         vchain.extend(
@@ -44,6 +46,10 @@ impl<'m> Planner<'m> {
         self.join_inputs(&join, sound, &mut c);
         self.join = join;
         self.place_chains(&mut c, sound);
+        // After the joins, so their input numbers stay as they are.
+        let sound_from_main = sound.is_some_and(|s| s.index == self.main.index);
+        self.place_subtitles(mi, sound_from_main)?;
+        self.opts.extend(self.loop_output_options());
         // A looped picture has no end: give the output one (`-shortest` overshoots).
         if still {
             let secs = self.out_duration().unwrap_or(STILL_SECONDS);
