@@ -131,6 +131,26 @@ pub const FORMATS: &[Format] = &[
         containers: &["gif"],
     },
     Format {
+        key: "awebp",
+        ext: "webp",
+        kind: Kind::Gif,
+        vcodecs: &[],
+        acodecs: &[],
+        venc: None,
+        aenc: None,
+        containers: &[],
+    },
+    Format {
+        key: "apng",
+        ext: "apng",
+        kind: Kind::Gif,
+        vcodecs: &[],
+        acodecs: &[],
+        venc: None,
+        aenc: None,
+        containers: &["apng"],
+    },
+    Format {
         key: "mp3",
         ext: "mp3",
         kind: Kind::Audio,
@@ -231,6 +251,55 @@ pub const FORMATS: &[Format] = &[
         containers: &["bmp_pipe"],
     },
 ];
+
+/// Animated pictures (kind `Gif`): the options after the picture chain. A GIF gets one
+/// palette for the whole clip; WebP and APNG hold full colour.
+pub struct Animation {
+    pub key: &'static str,
+    pub palette: bool,
+    pub options: &'static [&'static str],
+}
+
+pub const ANIMATIONS: &[Animation] = &[
+    Animation {
+        key: "gif",
+        palette: true,
+        options: &[],
+    },
+    Animation {
+        key: "awebp",
+        palette: false,
+        // The muxer's default encoder writes stills; `libwebp_anim` makes one animated file.
+        options: &[
+            "-c:v",
+            "libwebp_anim",
+            "-lossless",
+            "0",
+            "-q:v",
+            "75",
+            "-loop",
+            "0",
+        ],
+    },
+    Animation {
+        key: "apng",
+        palette: false,
+        options: &["-plays", "0"],
+    },
+];
+
+pub fn animation(key: &str) -> Option<&'static Animation> {
+    ANIMATIONS.iter().find(|a| a.key == key)
+}
+
+/// Options for a single picture: the image2 muxer is told to write one file (`-update`),
+/// which other muxers (webp) do not take.
+pub fn single_picture_options(f: &Format) -> &'static [&'static str] {
+    match f.ext {
+        "webp" => &["-frames:v", "1"],
+        _ => &["-frames:v", "1", "-update", "1"],
+    }
+}
 
 /// Extensions that name a format another way.
 const EXT_ALIASES: &[(&str, &str)] = &[

@@ -123,6 +123,59 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     out
 }
 
+/// Words that change what is asked and that no rule used: `@negation` words always, and
+/// `@adding` words unless a request understood follows in the same clause ("add a fade
+/// in" is a fade; "add 3 seconds" with nothing else understood is not).
+pub fn dropped_meaning<T>(
+    tokens: &[Token],
+    hits: &[Hit<T>],
+    is_action: impl Fn(&T) -> bool,
+) -> Vec<String> {
+    let lex = lexicon();
+    let mut owner: Vec<Option<&T>> = vec![None; tokens.len()];
+    for h in hits {
+        for &i in &h.used {
+            owner[i] = Some(&h.value);
+        }
+    }
+    let free_phrase = |class: &str, at: usize| {
+        lex.classes[class].iter().find(|p| {
+            p.iter().enumerate().all(|(k, w)| {
+                tokens
+                    .get(at + k)
+                    .is_some_and(|t| owner[at + k].is_none() && t.kind == Tok::Word && t.norm == *w)
+            })
+        })
+    };
+    let barrier = |t: &Token| {
+        t.kind == Tok::Sep
+            || lex.classes["barrier"]
+                .iter()
+                .any(|p| p.len() == 1 && p[0] == t.norm)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let mut len = 1;
+        if let Some(p) = free_phrase("negation", i) {
+            out.push(p.join(" "));
+            len = p.len();
+        } else if let Some(p) = free_phrase("adding", i) {
+            let leads_in = tokens[i + p.len()..]
+                .iter()
+                .enumerate()
+                .take_while(|(_, t)| !barrier(t))
+                .any(|(k, _)| owner[i + p.len() + k].is_some_and(&is_action));
+            if !leads_in {
+                out.push(p.join(" "));
+            }
+            len = p.len();
+        }
+        i += len;
+    }
+    out
+}
+
 /// The words a hit used, for messages.
 pub fn words_of<T>(tokens: &[Token], hit: &Hit<T>) -> String {
     hit.used

@@ -73,6 +73,53 @@ pub enum Crop {
     Keep(f64),
     Side(String, u32),
     Half(String),
+    /// An amount off several sides ("80 px off the top and bottom", "10% from every edge").
+    Sides(Sides, Amount),
+}
+
+/// How much a crop takes off each named side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    Px(u32),
+    /// A share of the side's dimension (0.1: 10% of the width off the left).
+    Share(f64),
+}
+
+/// Which sides a crop takes from: top, bottom, left, right.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sides {
+    pub top: bool,
+    pub bottom: bool,
+    pub left: bool,
+    pub right: bool,
+}
+
+impl Sides {
+    /// From a `$sides` key of the lexicon: letters t, b, l, r, or "all".
+    pub fn from_key(key: &str) -> Sides {
+        let all = key == "all";
+        Sides {
+            top: all || key.contains('t'),
+            bottom: all || key.contains('b'),
+            left: all || key.contains('l'),
+            right: all || key.contains('r'),
+        }
+    }
+}
+
+/// Where added time goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum End {
+    Start,
+    End,
+}
+
+/// What fills added time: silence under the held first/last frame, or frames of a colour.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fill {
+    /// The picture holds still (first or last frame); the sound is silent.
+    Hold,
+    Color(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +219,20 @@ pub enum Intent {
     /// "merge", "combine": concat, overlay or new audio depending on the inputs.
     Combine,
     ImageToVideo,
+    /// Time added before or after ("append 3 s of silence", "a second of black first").
+    Extend {
+        at: End,
+        secs: f64,
+        fill: Fill,
+    },
+    /// Played this many times in all ("repeat it 4 times", "play it twice").
+    Repeat(u32),
+    /// Played over and over for this long ("loop it for 30 seconds").
+    LoopFor(f64),
+    /// A subtitle input burnt into the picture, or added as a track.
+    Subtitles {
+        burn: bool,
+    },
     AudioCodec(String),
     VideoCodec {
         key: String,
@@ -217,6 +278,8 @@ impl Intent {
 pub struct Understanding {
     pub heard: Vec<(Intent, String)>,
     pub leftovers: Vec<String>,
+    /// Words that change the meaning ("except", "add") and that no rule used.
+    pub dropped: Vec<String>,
 }
 
 impl Understanding {
@@ -242,11 +305,16 @@ pub fn understand(instruction: &str) -> Understanding {
     let tokens: Vec<Token> = tokenize(instruction);
     let hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
     let leftovers = grammar::leftovers(&tokens, &hits);
+    let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
         .collect();
-    Understanding { heard, leftovers }
+    Understanding {
+        heard,
+        leftovers,
+        dropped,
+    }
 }
 
 fn values(caps: &[Capture]) -> impl Iterator<Item = (&Value, Option<&str>)> {
@@ -505,6 +573,16 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                     _ => len.map(Crop::Edges),
                 },
                 "side" | "side-first" => first_key(caps).zip(len).map(|(s, n)| Crop::Side(s, n)),
+                "sides" => {
+                    let amount = values(caps).find_map(|(v, _)| match v {
+                        Value::Pct(p) if *p > 0.0 && *p < 50.0 => Some(Amount::Share(p / 100.0)),
+                        Value::Px(n) | Value::Num(n) => positive_int(*n).map(Amount::Px),
+                        _ => None,
+                    });
+                    first_key(caps)
+                        .zip(amount)
+                        .map(|(k, a)| Crop::Sides(Sides::from_key(&k), a))
+                }
                 "half" => first_key(caps).map(Crop::Half),
                 other => return Err(format!("crop {other}")),
             };
@@ -677,6 +755,48 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             };
             o.filter(|o| *o > 0.0 && *o <= 1.0).map(Intent::Opacity)
         }
+        "extend" => {
+            let keys: Vec<&str> = caps
+                .iter()
+                .filter_map(|c| match &c.cap {
+                    Cap::Key(k) => Some(k.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let at = match (arg(0), keys.iter().find(|k| **k == "start" || **k == "end")) {
+                (_, Some(&"start")) | ("start", None) => End::Start,
+                _ => End::End,
+            };
+            let fill = match keys.iter().find(|k| **k != "start" && **k != "end") {
+                Some(&"hold") | Some(&"silence") | None => Fill::Hold,
+                Some(c) => Fill::Color(c.to_string()),
+            };
+            let fill = match arg(1) {
+                "" => fill,
+                "hold" => Fill::Hold,
+                color => Fill::Color(color.into()),
+            };
+            times(caps)
+                .first()
+                .copied()
+                .filter(|s| *s > 0.0 && *s <= 600.0)
+                .map(|secs| Intent::Extend { at, secs, fill })
+        }
+        "repeat" => {
+            let n = match first {
+                Some((Value::Mult(m) | Value::Num(m), _)) => positive_int(*m),
+                _ => arg_num(args, 0).and_then(positive_int),
+            };
+            n.filter(|n| (2..=100).contains(n)).map(Intent::Repeat)
+        }
+        "loop-for" => times(caps)
+            .first()
+            .copied()
+            .filter(|s| *s > 0.0 && *s <= 3600.0)
+            .map(Intent::LoopFor),
+        "subtitles" => Some(Intent::Subtitles {
+            burn: arg(0) == "burn",
+        }),
         "concat" => Some(Intent::Concat),
         "stack" => Some(Intent::Stack {
             horizontal: arg(0) == "h",

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 const LEXICON_TXT: &str = include_str!("../grammar/lexicon.txt");
+/// Other languages' words for the common requests, in the same line forms.
+const LANGUAGES_TXT: &str = include_str!("../grammar/languages.txt");
 
 /// A phrase: one or more normalized words.
 pub type Phrase = Vec<String>;
@@ -23,7 +25,13 @@ pub struct Lexicon {
 
 pub fn lexicon() -> &'static Lexicon {
     static LEXICON: OnceLock<Lexicon> = OnceLock::new();
-    LEXICON.get_or_init(|| parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}")))
+    LEXICON.get_or_init(|| {
+        let mut lex = parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}"));
+        let other = parse(LANGUAGES_TXT).unwrap_or_else(|e| panic!("languages.txt: {e}"));
+        lex.rewrites.extend(other.rewrites);
+        lex.spellings.extend(other.spellings);
+        lex
+    })
 }
 
 fn phrases(list: &str) -> Vec<Phrase> {

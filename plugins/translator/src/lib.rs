@@ -29,8 +29,11 @@ pub mod pattern;
 pub mod plan;
 pub mod probe;
 pub mod tokens;
+pub mod typos;
 pub mod wants;
 
+#[cfg(test)]
+mod policy_tests;
 #[cfg(test)]
 mod tests;
 
@@ -74,6 +77,21 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
         return Err(Refusal {
             message,
             subject: u.leftovers.first().cloned(),
+        });
+    }
+    // A word that changes the meaning was not understood: guessing could do the opposite.
+    if let Some(word) = u.dropped.first() {
+        let mut message = format!(
+            "I understood {}, but not what {} changes, so I did not guess.",
+            u.understood().join(", "),
+            quoted(&u.dropped)
+        );
+        if !u.leftovers.is_empty() {
+            message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
+        }
+        return Err(Refusal {
+            message,
+            subject: Some(word.clone()),
         });
     }
     plan::plan(&u, inputs).map_err(|why| {

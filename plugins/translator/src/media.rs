@@ -9,6 +9,8 @@ pub enum Kind {
     /// A single picture (png, jpg, …): looped when it becomes a video.
     Still,
     Audio,
+    /// Subtitles only (.srt, .ass, .vtt): burnt in or added as a track, never the main input.
+    Subtitle,
     /// Neither audio nor video streams (or no facts): treated as a video.
     Unknown,
 }
@@ -57,6 +59,7 @@ impl<'a> Media<'a> {
             }
             (Some(_), _) => Kind::Video,
             (None, Some(_)) => Kind::Audio,
+            (None, None) if facts.streams.iter().any(|s| s.kind == "subtitle") => Kind::Subtitle,
             (None, None) => Kind::Unknown,
         };
         let ext_format = ext(&facts.name).and_then(formats::by_ext);

@@ -178,6 +178,26 @@ pub const FIELDS: &[Field] = &[
         ..F
     },
     Field {
+        key: "profile",
+        qualified: true,
+        streams: Some(&["profile", "level"]),
+        ..F
+    },
+    // Languages are stream tags, a sub-section the entry lists cannot name: read whole
+    // stream sections (of the kind asked about, every one of them).
+    Field {
+        key: "language",
+        streams: Some(&[]),
+        ..F
+    },
+    Field {
+        key: "language",
+        qualified: true,
+        streams: Some(&[]),
+        every: true,
+        ..F
+    },
+    Field {
         key: "keyframes",
         kind: Some("v"),
         frames: Some(&["pts_time", "key_frame"]),

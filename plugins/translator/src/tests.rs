@@ -74,6 +74,20 @@ pub fn fixture(name: &str) -> InputFacts {
                 ..video(1920, 1080, 0.0)
             }],
         },
+        "subs.srt" => InputFacts {
+            name: name.into(),
+            size: 90,
+            container: "srt".into(),
+            duration: Some(4.0),
+            streams: vec![stream(0, "subtitle", "subrip")],
+        },
+        "subbed.mkv" => InputFacts {
+            name: name.into(),
+            size: 40_000,
+            container: "matroska,webm".into(),
+            duration: Some(2.0),
+            streams: vec![video(320, 240, 2.0), stream(1, "subtitle", "subrip")],
+        },
         other => panic!("no fixture {other}"),
     }
 }
@@ -569,44 +583,52 @@ fn output_names_never_equal_inputs() {
     }
 }
 
-/// Every case in the JSON files translates (or is refused) as its `status` says.
-#[test]
-fn json_cases_translate() {
+/// Every case of the JSON corpus: the product's examples (the repository's copy, else
+/// shared/), then this crate's `tests/cases.json`.
+pub fn corpus() -> Vec<serde_json::Value> {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The product's examples (the repository's copy, else shared/), then this crate's cases.
     let examples = [
         manifest.join("../../tests/fixtures/nl-examples.json"),
         manifest.join("../../../shared/examples/nl-examples.json"),
     ];
-    let files: Vec<std::path::PathBuf> = examples
+    examples
         .into_iter()
         .filter(|p| p.exists())
         .take(1)
         .chain([manifest.join("tests/cases.json")])
-        .collect();
-    let mut seen = 0;
-    for path in &files {
-        let j: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        for c in j["cases"].as_array().unwrap() {
-            let text = c["instructions"].as_str().unwrap();
-            let refuse = c["expect"]["status"].as_u64() == Some(400);
-            let ok = if c["endpoint"] == "probe" {
-                translate_probe(text).is_ok()
-            } else {
-                let inputs: Vec<InputFacts> = c["inputs"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| fixture(n.as_str().unwrap()))
-                    .collect();
-                translate_task(text, &inputs).is_ok()
-            };
-            assert_eq!(ok, !refuse, "{}: {text}", c["id"]);
-            seen += 1;
-        }
+        .flat_map(|path| {
+            let j: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            j["cases"].as_array().cloned().unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A case's inputs as the fixtures' facts.
+pub fn case_inputs(case: &serde_json::Value) -> Vec<InputFacts> {
+    case["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| fixture(n.as_str().unwrap()))
+        .collect()
+}
+
+/// Every case in the JSON files translates (or is refused) as its `status` says.
+#[test]
+fn json_cases_translate() {
+    let cases = corpus();
+    assert!(!cases.is_empty());
+    for c in &cases {
+        let text = c["instructions"].as_str().unwrap();
+        let refuse = c["expect"]["status"].as_u64() == Some(400);
+        let ok = if c["endpoint"] == "probe" {
+            translate_probe(text).is_ok()
+        } else {
+            translate_task(text, &case_inputs(c)).is_ok()
+        };
+        assert_eq!(ok, !refuse, "{}: {text}", c["id"]);
     }
-    assert!(seen > 0);
 }
 
 #[test]

@@ -56,6 +56,9 @@ impl Token {
     }
 }
 
+/// Words the tokenizer itself reads ("a couple of", "several"), known to the typo reader.
+pub const TOKENIZER_WORDS: &[&str] = &["couple", "several", "few", "half", "every", "each"];
+
 /// After "a second", these words mean "the second (one)", not one second.
 const ORDINAL_FOLLOWERS: &[&str] = &[
     "audio",
@@ -212,11 +215,13 @@ fn split_chunk(chunk: &str, out: &mut Vec<Token>) {
         let word = lex
             .spellings
             .get(piece)
-            .map(String::as_str)
-            .unwrap_or(piece);
-        match numbers::number_word(word) {
-            Some(n) => out.push(Token::value(Value::Num(n), word)),
-            None => out.push(Token::word(word)),
+            .cloned()
+            .or_else(|| crate::typos::correct(piece))
+            .map(|w| lex.spellings.get(&w).cloned().unwrap_or(w))
+            .unwrap_or_else(|| piece.to_string());
+        match numbers::number_word(&word) {
+            Some(n) => out.push(Token::value(Value::Num(n), &word)),
+            None => out.push(Token::word(&word)),
         }
     }
 }
@@ -282,6 +287,12 @@ fn join_at(raw: &[Token], i: usize) -> Option<(usize, usize, Token)> {
     }
     if word_at(i) == Some("several") {
         return Some((i, 1, Token::value(Value::Num(3.0), "several")));
+    }
+    // "half second", "half a minute"
+    if word_at(i) == Some("half")
+        && let Some(k) = time_unit(i + 1)
+    {
+        return Some((i, 2, Token::value(Value::Time(0.5 * k), "half")));
     }
     // "half a second", "half an hour"
     if word_at(i) == Some("half")

@@ -3,8 +3,8 @@
 //! ones of the same kind ("convert to mp4 ... actually webm").
 
 use crate::intents::{
-    Crop, FadeKind, FormatHow, Frames, Intent, Level, Pad, Resize, Strength, Thumb, Trim,
-    Understanding,
+    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, Pad, Resize, Strength, Thumb,
+    Trim, Understanding,
 };
 
 #[derive(Debug, Default)]
@@ -59,6 +59,13 @@ pub struct Wants {
     pub stack: Option<bool>,
     pub combine: bool,
     pub image_to_video: bool,
+    /// Time added: (where, seconds, what fills it).
+    pub extends: Vec<(End, f64, Fill)>,
+    /// Plays in all (2: twice).
+    pub repeat: Option<u32>,
+    pub loop_for: Option<f64>,
+    /// `Some(true)`: burnt into the picture; `Some(false)`: a subtitle track.
+    pub subtitles: Option<bool>,
     pub acodec: Option<String>,
     /// (codec key, named with a preposition such as "to"/"with").
     pub vcodecs: Vec<(String, bool)>,
@@ -137,6 +144,10 @@ impl Wants {
                 Intent::Stack { horizontal } => w.stack = Some(horizontal),
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
+                Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
+                Intent::Repeat(n) => w.repeat = Some(n),
+                Intent::LoopFor(s) => w.loop_for = Some(s),
+                Intent::Subtitles { burn } => w.subtitles = Some(burn || w.subtitles == Some(true)),
                 Intent::AudioCodec(c) => w.acodec = Some(c),
                 Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
                 Intent::Format { key, how } => w.formats.push((key, how)),
@@ -152,7 +163,9 @@ impl Wants {
 
     /// Whether the picture itself changes (so video cannot be stream-copied).
     pub fn touches_picture(&self) -> bool {
-        self.crop.is_some()
+        !self.extends.is_empty()
+            || self.subtitles == Some(true)
+            || self.crop.is_some()
             || self.pad.is_some()
             || self.resize.is_some()
             || self.rotate != 0
@@ -195,7 +208,8 @@ impl Wants {
 
     /// Whether the sound itself changes (so audio cannot be stream-copied).
     pub fn touches_sound(&self) -> bool {
-        !self.afilters.is_empty()
+        !self.extends.is_empty()
+            || !self.afilters.is_empty()
             || self.volume.is_some()
             || self.normalize.is_some()
             || self.speed.is_some()

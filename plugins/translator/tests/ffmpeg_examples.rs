@@ -99,7 +99,10 @@ fn run_case(case: &Value, fixtures: &Path, work: &Path) -> Vec<String> {
     let out = work.join(id);
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    let argv = ffmpeg_argv(&task, fixtures, &out);
+    let argv = match policy_argv(&task, fixtures, &out) {
+        Ok(a) => a,
+        Err(e) => return vec![format!("{e}\n  task: {task:?}")],
+    };
     let run = Command::new("ffmpeg").args(&argv).output().unwrap();
     if !run.status.success() {
         return vec![format!(

@@ -4,12 +4,14 @@
 //! its maps, then the file).
 #![allow(dead_code)]
 
+pub mod policy;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 use translator::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-use translator::mediaforge::plugin::types::{ProbeConfig, Task};
+pub use translator::mediaforge::plugin::types::{ProbeConfig, Task};
 
 pub fn have_ffmpeg() -> bool {
     Command::new("ffmpeg")
@@ -88,17 +90,61 @@ pub const FIXTURES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Fixtures written as text: a subtitle file covering the first seconds.
+pub const TEXT_FIXTURES: &[(&str, &str)] = &[(
+    "subs.srt",
+    "1\n00:00:00,200 --> 00:00:01,500\nHello there\n\n2\n00:00:01,600 --> 00:00:04,000\nSecond line\n",
+)];
+
+/// Fixtures made from others (after them): a video with a tagged subtitle track.
+pub const DERIVED_FIXTURES: &[(&str, &[&str])] = &[(
+    "subbed.mkv",
+    &[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=320x240:rate=30:duration=2",
+        "-i",
+        "{dir}/subs.srt",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:s",
+        "srt",
+        "-metadata:s:s:0",
+        "language=eng",
+    ],
+)];
+
 /// Makes the fixtures in `dir` (once).
 pub fn make_fixtures(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
-    for (name, args) in FIXTURES {
+    for (name, text) in TEXT_FIXTURES {
+        let path = dir.join(name);
+        if !path.exists() {
+            std::fs::write(&path, text).unwrap();
+        }
+    }
+    let dir_text = dir.to_string_lossy();
+    let derived = DERIVED_FIXTURES.iter().map(|(name, args)| {
+        let args: Vec<String> = args.iter().map(|a| a.replace("{dir}", &dir_text)).collect();
+        (*name, args)
+    });
+    let made = FIXTURES.iter().map(|(name, args)| {
+        (
+            *name,
+            args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        )
+    });
+    for (name, args) in made.chain(derived) {
         let path = dir.join(name);
         if path.exists() {
             continue;
         }
         let status = Command::new("ffmpeg")
             .args(["-hide_banner", "-loglevel", "error", "-y"])
-            .args(*args)
+            .args(&args)
             .arg(&path)
             .status()
             .unwrap();
@@ -190,6 +236,17 @@ pub fn ffmpeg_argv(task: &Task, in_dir: &Path, out_dir: &Path) -> Vec<String> {
         a.push(out_dir.join(&o.file).to_string_lossy().into_owned());
     }
     a
+}
+
+/// ffmpeg's argv for a task as the host would run it: through the default command builder's
+/// policy (which also resolves `@{name}` placeholders to the staged inputs).
+pub fn policy_argv(task: &Task, in_dir: &Path, out_dir: &Path) -> Result<Vec<String>, String> {
+    let cmd = policy::build(task, &in_dir.to_string_lossy(), &out_dir.to_string_lossy())?;
+    let mut a: Vec<String> = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
+        .map(String::from)
+        .to_vec();
+    a.extend(policy::argv(&cmd));
+    Ok(a)
 }
 
 /// ffprobe's argv for a probe configuration (without the output format and path).
@@ -305,6 +362,17 @@ pub fn check_outputs(expect: &Value, files: &[PathBuf], first_input: &Path) -> V
         }
         None
     };
+    // Stream counts: "audio_streams": 2 (a second track), "subtitle_streams": 1.
+    for kind in ["video", "audio", "subtitle"] {
+        if let Some(want) = e(&format!("{kind}_streams")).and_then(Value::as_u64) {
+            let got = streams.iter().filter(|s| s["codec_type"] == kind).count() as u64;
+            if got != want {
+                bad.push(format!("{got} {kind} streams, expected {want}"));
+            }
+        }
+    }
+    let scodec = streams.iter().find(|s| s["codec_type"] == "subtitle");
+    bad.extend(in_list("scodec_in", scodec));
     bad.extend(in_list("vcodec_in", v));
     bad.extend(in_list("acodec_in", a));
     if e("no_video") == Some(&Value::Bool(true)) && v.is_some() {

@@ -1,0 +1,223 @@
+//! What is wanted + what the inputs are → a task: which inputs, their options, the filter
+//! graph, codecs, stream maps and the output name.
+//!
+//! - `choose`: the main input, how other inputs join it, the output kind and format;
+//! - `span`: the part of the main input used;
+//! - `picture` (with `resize`), `timing`, `sound`: the filter chains;
+//! - `encode`: video codec and rate control; `sound` also picks the audio codec;
+//! - `video` (with `joins`), `stills`: the task for each kind of output;
+//! - `naming`: the output file name; `error`: why a plan cannot be made.
+
+mod choose;
+mod crop;
+mod encode;
+pub mod error;
+mod joins;
+mod naming;
+mod pad;
+mod picture;
+mod repeat;
+mod resize;
+mod sound;
+mod span;
+mod stills;
+mod subtitles;
+mod timing;
+mod video;
+
+use crate::exports::mediaforge::plugin::translate::InputFacts;
+use crate::formats::Format;
+use crate::intents::Understanding;
+use crate::media::{Kind, Media};
+use crate::mediaforge::plugin::types::{Task, TaskInput, TaskOutput};
+use crate::numbers::fmt_num;
+use crate::wants::Wants;
+use choose::{Join, Mode};
+pub use error::{PlanError, Planned};
+use span::Span;
+
+/// Longest side of a GIF unless asked otherwise, and its frame rate.
+const GIF_WIDTH: u32 = 480;
+const GIF_FPS: f64 = 10.0;
+/// Length of a video made from a still picture when none is given.
+const STILL_SECONDS: f64 = 5.0;
+/// Share of the main picture's width a watermark gets, unless "small"/"large" says otherwise.
+const OVERLAY_SHARE: f64 = 0.2;
+
+pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
+    let media: Vec<Media> = facts
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Media::new(i, f))
+        .collect();
+    if media.is_empty() {
+        return Err(PlanError::NoInput);
+    }
+    let w = Wants::from(u);
+    if let Some(why) = &w.unsupported {
+        return Err(PlanError::Unsupported(why.clone()));
+    }
+    let main = choose::pick_main(&media);
+    let join = choose::join(&media, main, &w)?;
+    let target = choose::target_format(&w, &media);
+    let mode = choose::mode(&w, main, target, &join)?;
+    let fmt = choose::output_format(&w, mode, target, main)?;
+    let mut p = Planner {
+        w,
+        media: &media,
+        main,
+        join,
+        mode,
+        fmt,
+        span: Span::default(),
+        inputs: Vec::new(),
+        opts: Vec::new(),
+        maps: Vec::new(),
+        complex: None,
+        tags: Vec::new(),
+    };
+    // Changes to a kind of stream the input lacks cannot be made; say so rather than
+    // ignore them.
+    if p.w.sound_only()
+        && !main.has_audio()
+        && !matches!(p.join, Join::ReplaceAudio(_) | Join::Mix(_))
+    {
+        return Err(PlanError::NoStream {
+            file: main.name().into(),
+            kind: "audio",
+        });
+    }
+    if p.w.picture_only() && main.video.is_none() && main.kind != Kind::Unknown {
+        return Err(PlanError::NoStream {
+            file: main.name().into(),
+            kind: "video",
+        });
+    }
+    if (p.w.repeat.is_some() || p.w.loop_for.is_some()) && main.kind == Kind::Still {
+        return Err(PlanError::NotSupported(
+            "a still picture cannot be repeated; ask for a video of a given length instead",
+        ));
+    }
+    p.span = p.span()?;
+    p.build()
+}
+
+struct Planner<'m> {
+    w: Wants,
+    media: &'m [Media<'m>],
+    main: &'m Media<'m>,
+    join: Join<'m>,
+    mode: Mode,
+    fmt: &'static Format,
+    span: Span,
+    /// Task inputs: (media index, options).
+    inputs: Vec<(usize, Vec<String>)>,
+    opts: Vec<String>,
+    maps: Vec<String>,
+    complex: Option<String>,
+    /// Words for the output name's suffix, in the order the changes were made.
+    tags: Vec<String>,
+}
+
+impl<'m> Planner<'m> {
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn tag(&mut self, t: impl Into<String>) {
+        let t = t.into();
+        if !self.tags.contains(&t) {
+            self.tags.push(t);
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.main.name()
+    }
+
+    fn duration(&self) -> Option<f64> {
+        self.main.duration()
+    }
+
+    fn unknown_length(&self, what: &str) -> PlanError {
+        PlanError::UnknownLength {
+            what: what.into(),
+            file: self.name().into(),
+        }
+    }
+
+    fn needs_duration(&self, what: &str) -> Planned<f64> {
+        self.duration().ok_or_else(|| self.unknown_length(what))
+    }
+
+    /// Length of the output in seconds, when it can be known.
+    fn out_duration(&self) -> Option<f64> {
+        let base = if self.main.kind == Kind::Still {
+            self.span.end.or(match self.join {
+                Join::ReplaceAudio(a) => a.duration(),
+                _ => Some(STILL_SECONDS),
+            })?
+        } else {
+            self.span.end.or(self.duration())? - self.span.start
+        };
+        let cut = self.span.cut.map_or(0.0, |(a, b)| (b - a).max(0.0));
+        let once = (base - cut).max(0.0) / self.w.speed.unwrap_or(1.0);
+        let played = match (self.w.loop_for, self.w.repeat) {
+            (Some(secs), _) => secs,
+            (None, Some(n)) => once * n as f64,
+            (None, None) => once,
+        };
+        Some(played + self.w.extends.iter().map(|(_, s, _)| s).sum::<f64>())
+    }
+
+    fn build(mut self) -> Planned<Task> {
+        let file = match self.mode {
+            Mode::Video => self.build_video()?,
+            Mode::Audio => self.build_audio()?,
+            Mode::Frames => self.build_frames()?,
+            Mode::Gif => self.build_gif()?,
+            Mode::Still => self.build_still()?,
+        };
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|(i, options)| TaskInput {
+                file_path: self.media[*i].name().to_string(),
+                options: options.clone(),
+            })
+            .collect();
+        Ok(Task {
+            inputs,
+            outputs: vec![TaskOutput {
+                file,
+                options: self.opts,
+                maps: self.maps,
+            }],
+            filter_complex: self.complex,
+            output_dir_id: None,
+        })
+    }
+
+    /// `-ss`/`-t` for the main input (a looped picture gets its length on the output).
+    fn trim_options(&self) -> Vec<String> {
+        let mut o = Vec::new();
+        if self.span.start > 0.0 {
+            o.extend(["-ss".to_string(), fmt_num(self.span.start)]);
+        }
+        if let Some(e) = self.span.end {
+            o.extend(["-t".to_string(), fmt_num(e - self.span.start)]);
+        }
+        o
+    }
+
+    fn add_input(&mut self, m: &Media, options: Vec<String>) -> usize {
+        self.inputs.push((m.index, options));
+        self.inputs.len() - 1
+    }
+
+    fn faststart(&mut self) {
+        if matches!(self.fmt.key, "mp4" | "mov" | "m4a") {
+            self.opts.extend(Self::s(&["-movflags", "+faststart"]));
+        }
+    }
+}

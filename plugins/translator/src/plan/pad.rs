@@ -1,0 +1,60 @@
+//! Padding: to an aspect ratio, a size or a square (centred), or a border all round.
+
+use super::picture::Rounding;
+use crate::intents::Pad;
+use crate::numbers::fmt_num;
+
+const CENTRED: &str = "(ow-iw)/2:(oh-ih)/2";
+
+/// The filters for a pad of a `dims` picture, and the new size when known.
+pub fn filters(
+    pad: &Pad,
+    dims: Option<(u32, u32)>,
+    color: &str,
+    round: Rounding,
+) -> (Vec<String>, Option<(u32, u32)>) {
+    let ev = |x: f64| round.px(x);
+    let centred = |w: &dyn std::fmt::Display, h: &dyn std::fmt::Display| {
+        format!("pad={w}:{h}:{CENTRED}:color={color}")
+    };
+    match (pad, dims) {
+        (Pad::Aspect(r), Some((iw, ih))) => {
+            let (fw, fh) = (iw as f64, ih as f64);
+            let (w, h) = if fw / fh < *r {
+                (ev(fh * r).max(iw), ih)
+            } else {
+                (iw, ev(fw / r).max(ih))
+            };
+            (vec![centred(&w, &h)], Some((w, h)))
+        }
+        (Pad::Aspect(r), None) => {
+            let r = fmt_num(*r);
+            (
+                vec![centred(
+                    &format!("max(iw\\,ih*{r})"),
+                    &format!("max(ih\\,iw/{r})"),
+                )],
+                None,
+            )
+        }
+        (Pad::Dim(w, h), _) => {
+            let (w, h) = (ev(*w as f64), ev(*h as f64));
+            (
+                vec![
+                    format!("scale={w}:{h}:force_original_aspect_ratio=decrease"),
+                    centred(&w, &h),
+                ],
+                Some((w, h)),
+            )
+        }
+        (Pad::Square, Some((iw, ih))) => {
+            let s = ev(iw.max(ih) as f64);
+            (vec![centred(&s, &s)], Some((s, s)))
+        }
+        (Pad::Square, None) => (vec![centred(&"max(iw\\,ih)", &"max(iw\\,ih)")], None),
+        (Pad::Border(p), _) => (
+            vec![format!("pad=iw+{0}:ih+{0}:{p}:{p}:color={color}", 2 * p)],
+            dims.map(|(w, h)| (w + 2 * p, h + 2 * p)),
+        ),
+    }
+}

@@ -1,0 +1,132 @@
+//! The picture chain: crop, rotate, flip, resize, pad and effects, in that order, following
+//! the picture's size so later steps can use exact numbers.
+
+use super::choose::Mode;
+use super::{Planned, Planner, crop, pad, resize};
+use crate::filters::{self, even};
+use crate::intents::{Crop, Pad, Resize, Strength};
+use crate::media::Kind;
+
+/// How computed sizes are rounded: even for yuv420p encoders, else to the nearest pixel.
+#[derive(Clone, Copy)]
+pub struct Rounding {
+    pub even: bool,
+}
+
+impl Rounding {
+    pub fn px(self, x: f64) -> u32 {
+        if self.even {
+            even(x)
+        } else {
+            (x.round() as u32).max(1)
+        }
+    }
+}
+
+/// Sizes the arithmetic could not follow are made even at the end.
+const EVEN_UP: &str = "scale=trunc(iw/2)*2:trunc(ih/2)*2";
+
+impl Planner<'_> {
+    /// The picture filters; `even_sizes` keeps sizes even for yuv420p encoders.
+    pub(super) fn picture_chain(&mut self, even_sizes: bool) -> Planned<Vec<String>> {
+        let round = Rounding { even: even_sizes };
+        let mut chain = Vec::new();
+        let mut dims = self.main.dims();
+        if let Some(c) = self.w.crop.clone() {
+            self.tag(if c == Crop::Square {
+                "square"
+            } else {
+                "cropped"
+            });
+            let corner = self.w.corner.as_deref().unwrap_or("center");
+            let (filter, new) = crop::filter(&c, dims, corner, round)?;
+            chain.push(filter);
+            dims = new;
+        }
+        if self.w.rotate != 0 {
+            self.tag("rotated");
+            chain.extend(filters::rotation(self.w.rotate));
+            if self.w.rotate % 180 == 90 {
+                dims = dims.map(|(w, h)| (h, w));
+            }
+        }
+        if self.w.hflip {
+            self.tag("flipped");
+            chain.push("hflip".into());
+        }
+        if self.w.vflip {
+            self.tag("flipped");
+            chain.push("vflip".into());
+        }
+        if let Some(r) = self.w.resize.clone().or_else(|| self.compress_resize(dims)) {
+            let (filter, tag, new) = resize::filter(&r, dims, self.w.keep_aspect, round);
+            self.tag(tag);
+            chain.push(filter);
+            dims = new;
+        }
+        if let Some(p) = self.w.pad.clone() {
+            self.tag(if matches!(p, Pad::Border(_)) {
+                "border"
+            } else {
+                "padded"
+            });
+            let color = self.w.color.as_deref().unwrap_or("black");
+            let (filters, new) = pad::filters(&p, dims, color, round);
+            chain.extend(filters);
+            dims = new;
+        }
+        chain.extend(self.effects());
+        if even_sizes && dims.is_none() && !chain.is_empty() {
+            chain.push(EVEN_UP.into());
+        }
+        if even_sizes && self.main.kind == Kind::Still && chain.is_empty() {
+            let odd = self
+                .main
+                .dims()
+                .is_none_or(|(w, h)| w % 2 == 1 || h % 2 == 1);
+            if odd {
+                chain.push(EVEN_UP.into());
+            }
+        }
+        Ok(chain)
+    }
+
+    /// A lower resolution when compressing a large picture (the shorter side past 1080,
+    /// past 720 when compressing hard): most of a file's size goes on pixels.
+    fn compress_resize(&self, dims: Option<(u32, u32)>) -> Option<Resize> {
+        let limit = match self.w.compress? {
+            Strength::Strong => 720,
+            _ => 1080,
+        };
+        let (w, h) = dims?;
+        (w.min(h) > limit && self.mode == Mode::Video).then_some(Resize::Short(limit))
+    }
+
+    /// Colour and look: greyscale, denoise and the grammar's plain filters.
+    fn effects(&mut self) -> Vec<String> {
+        let mut chain = Vec::new();
+        if self.w.grayscale {
+            self.tag("bw");
+            chain.push("hue=s=0".into());
+        }
+        if self.w.denoise {
+            self.tag("denoised");
+            chain.push("hqdn3d".into());
+        }
+        for f in self.w.vfilters.clone() {
+            let name = f.split(['=', ':']).next().unwrap_or("fx").to_string();
+            self.tag(match name.as_str() {
+                "colorchannelmixer" => "sepia",
+                "eq" => "adjusted",
+                "gblur" => "blurred",
+                "unsharp" => "sharpened",
+                "negate" => "inverted",
+                "yadif" => "deinterlaced",
+                "deshake" => "stabilized",
+                other => other,
+            });
+            chain.push(f);
+        }
+        chain
+    }
+}

@@ -1,0 +1,157 @@
+//! Sound: the audio filter chain, channel and rate options, the audio codec, and outputs
+//! that are sound only.
+
+use super::choose::Mode;
+use super::{PlanError, Planned, Planner};
+use crate::filters;
+use crate::formats;
+use crate::intents::Level;
+use crate::numbers::fmt_num;
+
+impl Planner<'_> {
+    pub(super) fn audio_chain(&mut self) -> Planned<Vec<String>> {
+        let mut chain: Vec<String> = self.cut_filters().1.into_iter().collect();
+        chain.extend(self.w.afilters.clone());
+        if !self.w.afilters.is_empty() {
+            self.tag("filtered");
+        }
+        if self.w.denoise && self.mode == Mode::Audio {
+            self.tag("denoised");
+            chain.push("afftdn=nf=-25".into());
+        }
+        match self.w.volume {
+            Some(Level::Factor(f)) => {
+                self.tag(if f > 1.0 { "louder" } else { "quieter" });
+                chain.push(format!("volume={}", fmt_num(f)));
+            }
+            Some(Level::Db(db)) => {
+                self.tag(if db > 0.0 { "louder" } else { "quieter" });
+                chain.push(format!("volume={}dB", fmt_num(db)));
+            }
+            None => {}
+        }
+        if let Some(target) = self.w.normalize {
+            self.tag("normalized");
+            chain.push(format!(
+                "loudnorm=I={}:TP=-1.5:LRA=11",
+                fmt_num(target.unwrap_or(-16.0).clamp(-70.0, -5.0))
+            ));
+        }
+        if let Some(s) = self.w.speed {
+            self.tag(format!("{}x", fmt_num(s)));
+            chain.extend(filters::atempo_chain(s));
+        }
+        if self.w.reverse {
+            self.tag("reversed");
+            chain.push("areverse".into());
+        }
+        chain.extend(self.loop_filter(true)?);
+        chain.extend(self.extend_sound());
+        chain.extend(self.fades(true)?);
+        Ok(chain)
+    }
+
+    /// `-ac`, `-ar`: loudnorm works at 192 kHz, so it always gets a sample rate back.
+    pub(super) fn audio_format_options(
+        &mut self,
+        source_rate: Option<u32>,
+        enc: Option<&formats::AudioEncoder>,
+    ) -> Planned<Vec<String>> {
+        let mut o = Vec::new();
+        if let Some(c) = self.w.channels {
+            self.tag(match c {
+                1 => "mono".to_string(),
+                2 => "stereo".to_string(),
+                n => format!("{n}ch"),
+            });
+            o.extend(["-ac".to_string(), c.to_string()]);
+        }
+        let rate = self.w.sample_rate.or(if self.w.normalize.is_some() {
+            Some(source_rate.unwrap_or(48000))
+        } else {
+            None
+        });
+        if let Some(r) = rate {
+            if let Some(enc) = enc.filter(|e| !e.rates.is_empty() && !e.rates.contains(&r)) {
+                if self.w.sample_rate.is_some() {
+                    return Err(PlanError::SampleRate {
+                        codec: enc.codec,
+                        rate: r,
+                    });
+                }
+            } else {
+                if self.w.sample_rate.is_some() {
+                    self.tag(format!("{}k", fmt_num(r as f64 / 1000.0)));
+                }
+                o.extend(["-ar".to_string(), r.to_string()]);
+            }
+        }
+        Ok(o)
+    }
+
+    pub(super) fn audio_codec(
+        &mut self,
+        src_codec: Option<&str>,
+        must_encode: bool,
+    ) -> Planned<(Vec<String>, Option<&'static formats::AudioEncoder>)> {
+        let requested = self.w.acodec.as_deref().and_then(formats::audio_encoder);
+        if let Some(enc) = requested
+            && !self.fmt.acodecs.contains(&enc.codec)
+        {
+            return Err(PlanError::CannotHold {
+                container: self.fmt.ext,
+                what: format!("{} audio", enc.codec),
+                instead: None,
+            });
+        }
+        let quality_asked = self.quality_level() != 0 || self.w.abitrate.is_some();
+        let copyable = src_codec.is_some_and(|c| self.fmt.acodecs.contains(&c));
+        if requested.is_none_or(|e| Some(e.codec) == src_codec)
+            && !must_encode
+            && !quality_asked
+            && copyable
+        {
+            return Ok((Self::s(&["-c:a", "copy"]), None));
+        }
+        let enc = requested
+            .or(self.fmt.aenc.and_then(formats::audio_encoder))
+            .ok_or(PlanError::NoEncoder("audio"))?;
+        let mut o = Self::s(&["-c:a", enc.lib]);
+        let kbps = match (self.w.abitrate, self.target_bytes(), enc.kbps) {
+            (Some(b), _, Some(_)) => Some(b / 1000),
+            (None, Some(_), Some(_)) => Some(64),
+            // Compressing never raises the sound's rate above its guessed share of the input.
+            (None, None, Some(levels)) if self.quality_level() == 1 => {
+                let share = self
+                    .input_bitrate()
+                    .map_or(u32::MAX, |b| (Self::sound_share(b) / 1000.0) as u32);
+                Some(levels[1].min(share.max(32)))
+            }
+            (None, None, Some(levels)) => Some(levels[self.quality_level()]),
+            (_, _, None) => None,
+        };
+        if let Some(k) = kbps {
+            o.extend(["-b:a".to_string(), format!("{k}k")]);
+        }
+        Ok((o, Some(enc)))
+    }
+    pub(super) fn build_audio(&mut self) -> Planned<String> {
+        let mut opts = self.trim_options();
+        opts.extend(self.loop_input_options()?);
+        self.add_input(self.main, opts);
+        let achain = self.audio_chain()?;
+        self.opts.push("-vn".into());
+        self.opts.extend(self.loop_output_options());
+        if !achain.is_empty() {
+            self.opts.extend(["-af".to_string(), achain.join(",")]);
+        }
+        let must = !achain.is_empty() || self.w.touches_sound();
+        let (ac, enc) = self.audio_codec(self.main.acodec(), must)?;
+        self.opts.extend(ac);
+        let rate = self.main.audio.and_then(|a| a.sample_rate);
+        let fo = self.audio_format_options(rate, enc)?;
+        self.opts.extend(fo);
+        self.faststart();
+        Ok(self.file_name(None))
+    }
+}

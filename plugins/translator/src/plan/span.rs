@@ -1,0 +1,81 @@
+//! The part of the main input used: the trims read into one span.
+
+use super::choose::Mode;
+use super::{PlanError, Planned, Planner};
+use crate::intents::Trim;
+use crate::media::Kind;
+
+/// The part of the main input used, in its own seconds.
+#[derive(Debug, Default)]
+pub struct Span {
+    pub start: f64,
+    pub end: Option<f64>,
+    /// A stretch cut out of the middle.
+    pub cut: Option<(f64, f64)>,
+}
+
+impl Planner<'_> {
+    /// Reads the trims into one span of the main input.
+    pub(super) fn span(&mut self) -> Planned<Span> {
+        let w = &self.w;
+        let d = self.duration();
+        let mut s = Span::default();
+        for t in w.trims.clone() {
+            match t {
+                Trim::KeepHead(n) => s.end = Some(s.start + n),
+                Trim::Duration(n) => s.end = Some(s.start + n),
+                // "cut the first 10 seconds" of a 10-second clip can only mean "keep them".
+                Trim::CutHead(n) if d.is_some_and(|d| n >= d) => s.end = Some(n),
+                Trim::CutHead(n) => s.start += n,
+                Trim::KeepTail(n) => {
+                    s.start = (self.needs_duration("\"the last ...\"")? - n).max(0.0)
+                }
+                Trim::CutTail(n) => s.end = Some(self.needs_duration("cutting the end")? - n),
+                Trim::CutEnds(a, b) => {
+                    s.start += a;
+                    s.end = Some(self.needs_duration("cutting both ends")? - b);
+                }
+                Trim::Range(a, b) => (s.start, s.end) = (a, Some(b)),
+                Trim::CutRange(a, b) => s.cut = Some((a, b)),
+                Trim::Start(a) => s.start = a,
+                Trim::End(b) => s.end = Some(b),
+            }
+        }
+        // A time with no role of its own: "a 10 second preview starting at 0:05" is a length;
+        // "at 5s" alone a start.
+        let framing = matches!(self.mode, Mode::Frames | Mode::Still);
+        if !framing && s.end.is_none() {
+            if let Some(t) = w.loose_time {
+                s.end = Some(s.start + t);
+            } else if let Some(a) = w.at.filter(|_| w.trims.is_empty()) {
+                s.start = a;
+            }
+        }
+        if let Some(d) = d
+            && self.main.kind != Kind::Still
+        {
+            if s.start >= d {
+                return Err(PlanError::StartsPastEnd {
+                    file: self.name().into(),
+                    length: d,
+                    start: s.start,
+                });
+            }
+            if s.end.is_some_and(|e| e >= d - 0.001) {
+                s.end = None;
+            }
+        }
+        if let Some(e) = s.end
+            && e <= s.start
+        {
+            return Err(PlanError::EndBeforeStart {
+                start: s.start,
+                end: e,
+            });
+        }
+        if !w.trims.is_empty() {
+            self.tags.push("trimmed".into());
+        }
+        Ok(s)
+    }
+}

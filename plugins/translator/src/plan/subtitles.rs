@@ -1,0 +1,74 @@
+//! Subtitles from the task's own inputs: burnt into the picture with the `subtitles` filter
+//! (the policy allows it for `@{name}` of a task input), or added as a subtitle track in a
+//! codec the container holds.
+
+use super::{PlanError, Planned, Planner};
+use crate::media::{Kind, Media};
+
+/// Subtitle codec for a track in each container; `None`: copy what the input has.
+fn track_codec(container: &str, input_codec: &str) -> Option<&'static str> {
+    match (container, input_codec) {
+        ("mp4" | "mov", _) => Some("mov_text"),
+        ("mkv", "ass" | "ssa") => Some("ass"),
+        ("mkv", _) => Some("srt"),
+        ("webm", _) => Some("webvtt"),
+        _ => None,
+    }
+}
+
+impl<'m> Planner<'m> {
+    /// The subtitle input asked for, if any.
+    pub(super) fn subtitle_input(&self) -> Planned<Option<&'m Media<'m>>> {
+        if self.w.subtitles.is_none() {
+            return Ok(None);
+        }
+        self.media
+            .iter()
+            .find(|m| m.kind == Kind::Subtitle)
+            .map(Some)
+            .ok_or(PlanError::NeedsInput(
+                "subtitles need a subtitle file (.srt, .ass or .vtt) among the inputs",
+            ))
+    }
+
+    /// The burn-in filter, for the end of the picture chain.
+    pub(super) fn burn_filter(&mut self) -> Planned<Option<String>> {
+        match (self.subtitle_input()?, self.w.subtitles) {
+            (Some(s), Some(true)) => {
+                self.tag("subtitled");
+                Ok(Some(format!("subtitles=@{{{}}}", s.name())))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Adds the subtitle input: unused by ffmpeg's default selection when burnt in (`-sn`),
+    /// else mapped as a track next to the main input's picture and sound.
+    pub(super) fn place_subtitles(&mut self, main: usize, with_sound: bool) -> Planned<()> {
+        let Some(s) = self.subtitle_input()? else {
+            return Ok(());
+        };
+        let si = self.add_input(s, Vec::new());
+        if self.w.subtitles == Some(true) {
+            self.opts.push("-sn".into());
+            return Ok(());
+        }
+        let input_codec = s.facts.streams.first().map_or("", |st| st.codec.as_str());
+        let codec =
+            track_codec(self.fmt.key, input_codec).ok_or_else(|| PlanError::CannotHold {
+                container: self.fmt.ext,
+                what: "subtitles".into(),
+                instead: Some("mp4 or mkv"),
+            })?;
+        if self.maps.is_empty() {
+            self.maps.push(format!("{main}:v:0"));
+            if with_sound {
+                self.maps.push(format!("{main}:a:0"));
+            }
+        }
+        self.maps.push(format!("{si}:s:0"));
+        self.opts.extend(["-c:s".to_string(), codec.to_string()]);
+        self.tag("subtitled");
+        Ok(())
+    }
+}
