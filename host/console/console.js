@@ -351,7 +351,7 @@ async function runNow() {
   const started = performance.now();
   try {
     const answer = await api("POST", "/ffmpeg/process", { task });
-    status.textContent = `done in ${((performance.now() - started) / 1000).toFixed(1)} s · ${answer.result.length} output(s) · ${answer.usage.gb_sec.toFixed(4)} GB·s`;
+    status.textContent = `done in ${((performance.now() - started) / 1000).toFixed(1)} s · ${answer.result.length} output(s) · ${answer.usage.gb_sec.toPrecision(3)} GB·s`;
     status.className = "ok";
     showOutputs(answer.result, outputDirOf(task));
     await Promise.all([loadDirs(), refreshUsage()]);
@@ -513,6 +513,8 @@ async function follow(id) {
 
 async function finished(view) {
   if (!state.mine.has(view.job_id)) return;
+  const status = $("run-status");
+  if (status.textContent.includes(view.job_id)) status.textContent = `job ${view.job_id} ${view.status}`;
   state.mine.delete(view.job_id);
   if (view.status === "completed") {
     showOutputs(view.result ?? [], outputDirOf(view.generated_command ?? view.task));

@@ -327,7 +327,7 @@ def main():
             dry_run_verdict("Allowed", before)
             find(tid("run-async")).click()
             job_id = wait_for("the job's id", lambda: re.search(
-                r"job (\S+) pending", text(tid("run-status"))))[1]
+                r"job (\S+) (pending|processing|completed)", text(tid("run-status"))))[1]
             row = f'{tid("jobs")} li[data-job="{job_id}"]'
             wait_for("the job in the list", lambda: find_all(row))
             seen = []
