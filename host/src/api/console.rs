@@ -14,9 +14,11 @@ use crate::app::AppState;
 use crate::error::{AppError, AppResult};
 
 pub fn router() -> Router {
-    Router::with_path("console")
-        .get(page)
-        .push(Router::with_path("{asset}").get(named_asset))
+    Router::with_path("console").get(page).head(page).push(
+        Router::with_path("{asset}")
+            .get(named_asset)
+            .head(named_asset),
+    )
 }
 
 /// An embedded file: its name under `/console/`, its content type and its bytes.
@@ -26,39 +28,26 @@ struct Asset {
     body: &'static str,
 }
 
-const PAGE: Asset = Asset {
-    name: "index.html",
-    content_type: "text/html; charset=utf-8",
-    body: include_str!("../../console/index.html"),
-};
+/// The file `host/console/<name>`, embedded.
+macro_rules! asset {
+    ($name:literal, $content_type:literal) => {
+        Asset {
+            name: $name,
+            content_type: $content_type,
+            body: include_str!(concat!("../../console/", $name)),
+        }
+    };
+}
+
+const PAGE: Asset = asset!("index.html", "text/html; charset=utf-8");
 
 const ASSETS: &[Asset] = &[
     PAGE,
-    Asset {
-        name: "console.css",
-        content_type: "text/css; charset=utf-8",
-        body: include_str!("../../console/console.css"),
-    },
-    Asset {
-        name: "console.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../console/console.js"),
-    },
-    Asset {
-        name: "api.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../console/api.js"),
-    },
-    Asset {
-        name: "view.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../console/view.js"),
-    },
-    Asset {
-        name: "icon.svg",
-        content_type: "image/svg+xml",
-        body: include_str!("../../console/icon.svg"),
-    },
+    asset!("console.css", "text/css; charset=utf-8"),
+    asset!("console.js", "text/javascript; charset=utf-8"),
+    asset!("api.js", "text/javascript; charset=utf-8"),
+    asset!("view.js", "text/javascript; charset=utf-8"),
+    asset!("icon.svg", "image/svg+xml"),
 ];
 
 #[handler]
