@@ -221,8 +221,8 @@ def main():
         @step("the dry run refuses -filter_script:v and names the option")
         def _():
             before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
-                                 "outputs": [{"file": "x.mp4",
-                                     "options": ["-filter_script:v", "/etc/hostname"]}]})
+                                 "outputs": [{"file": "x.mp4", "options": [
+                                     "-filter_script:v", "/etc/hostname"]}]})
             dry_run_verdict("Refused", before)
             error = text(tid("dry-run-error"))
             assert "-filter_script:v" in error, error
@@ -233,8 +233,8 @@ def main():
         @step("the dry run refuses movie=/etc/passwd")
         def _():
             before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
-                                 "outputs": [{"file": "x.mp4",
-                                     "options": ["-vf", "movie=/etc/passwd[m];[in][m]overlay"]}]})
+                                 "outputs": [{"file": "x.mp4", "options": [
+                                     "-vf", "movie=/etc/passwd[m];[in][m]overlay"]}]})
             dry_run_verdict("Refused", before)
             error = text(tid("dry-run-error"))
             assert "movie" in error, error
@@ -321,9 +321,8 @@ def main():
                      lambda: "MiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text
                      or "KiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text)
             before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
-                                 "outputs": [{"file": "long-small.mp4",
-                                     "options": ["-c:v", "libx264", "-preset", "medium",
-                                                 "-crf", "23"]}]})
+                                 "outputs": [{"file": "long-small.mp4", "options": [
+                                     "-c:v", "libx264", "-preset", "medium", "-crf", "23"]}]})
             dry_run_verdict("Allowed", before)
             find(tid("run-async")).click()
             job_id = wait_for("the job's id", lambda: re.search(
