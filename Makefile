@@ -39,6 +39,7 @@ build: plugins
 run: build
 	@echo "demo API key: $$(sed -n 's/^api_key = "\(.*\)"/\1/p' $(CONFIG) | head -1)"
 	@echo "try: curl -H \"Authorization: Basic <key>\" http://127.0.0.1:8080/directory"
+	@echo "or open the web console: http://127.0.0.1:8080/console"
 	$(CARGO_TARGET_DIR)/release/mediaforge serve --config $(CONFIG)
 
 ## test-servers: the S3-compatible server of the scale-out tests (built once per machine; the
@@ -52,6 +53,7 @@ test: plugins test-servers
 	cargo build --workspace --bins
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 	bash tests/schemathesis/run.sh
+	bash tests/console/run.sh
 
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
 test-llm: plugins

@@ -3,6 +3,7 @@
 
 pub mod ai;
 pub mod blob;
+pub mod console;
 pub mod directories;
 pub mod files;
 pub mod health;
@@ -34,6 +35,7 @@ pub fn service(state: Arc<AppState>) -> Service {
         .hoop(affix_state::inject(state))
         .push(health::router())
         .push(blob::router())
+        .push(console::router())
         .push(Router::with_path("v1").push(authenticated()))
         .push(authenticated())
         .push(openapi().into_router("openapi.json"))

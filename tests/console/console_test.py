@@ -1,0 +1,403 @@
+"""The web console in headless Chromium, step by step, as a person would use it.
+
+Run by tests/console/run.sh, which starts the server and makes the media. Each step is a check;
+a screenshot of the page after each step is kept in --artifacts. Prints `N passed, M failed`.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ARGS = None
+DRIVER = None
+RESULTS = []  # (name, ok, note)
+SHOTS = 0
+
+
+def tid(name):
+    return f'[data-testid="{name}"]'
+
+
+def find(selector, root=None):
+    return (root or DRIVER).find_element(By.CSS_SELECTOR, selector)
+
+
+def find_all(selector, root=None):
+    return (root or DRIVER).find_elements(By.CSS_SELECTOR, selector)
+
+
+def wait_for(what, check, timeout=20.0, every=0.1):
+    """Polls `check` until it returns something truthy; fails naming `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+            if value:
+                return value
+        except Exception as e:  # the element may not exist yet
+            last_error = e
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}"
+                         + (f" (last error: {last_error})" if last_error else ""))
+
+
+def text(selector):
+    return find(selector).text
+
+
+def set_editor(task):
+    """Replaces the task editor's text as typing would (an input event), so the dry run follows;
+    returns the dry run's count of answers before it."""
+    editor = find(tid("task-editor"))
+    before = int(find(tid("dry-run")).get_attribute("data-answered") or 0)
+    DRIVER.execute_script(
+        "arguments[0].value = arguments[1];"
+        "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));",
+        editor, json.dumps(task, indent=2))
+    return before
+
+
+def shot(name):
+    global SHOTS
+    SHOTS += 1
+    path = os.path.join(ARGS.artifacts, f"{SHOTS:02d}-{name}.png")
+    DRIVER.save_screenshot(path)
+    return path
+
+
+def step(name):
+    """Runs the decorated function as a check now, recording its outcome and a screenshot."""
+    def run(fn):
+        started = time.monotonic()
+        try:
+            note = fn() or ""
+            RESULTS.append((name, True, note))
+            print(f"ok   {name} ({time.monotonic() - started:.1f} s) {note}", flush=True)
+        except Exception as e:
+            RESULTS.append((name, False, str(e)))
+            print(f"FAIL {name}: {e}", flush=True)
+            traceback.print_exc(limit=3)
+        finally:
+            try:
+                shot(re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"))
+            except Exception:
+                pass
+        return fn
+    return run
+
+
+def http(method, path, headers=None):
+    req = urllib.request.Request(ARGS.base + path, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return res.status, dict(res.headers.items()), res.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers.items()), e.read()
+
+
+def start_browser(profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--mute-audio",
+                 "--autoplay-policy=no-user-gesture-required", "--window-size=1500,1050",
+                 f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(service=service, options=options)
+
+
+def main():
+    global ARGS, DRIVER
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--media", required=True)
+    parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--server-log", required=True)
+    ARGS = parser.parse_args()
+    key = ARGS.key
+    profile = tempfile.mkdtemp(prefix="mediaforge-console-chromium.")
+    ctx = {}
+    try:
+        DRIVER = start_browser(profile)
+        DRIVER.set_script_timeout(30)
+
+        @step("console is static, same-origin, and needs no key")
+        def _():
+            status, headers, body = http("GET", "/console")
+            h = {k.lower(): v for k, v in headers.items()}
+            assert status == 200, f"GET /console: {status}"
+            assert h["content-type"].startswith("text/html"), h["content-type"]
+            csp = h.get("content-security-policy", "")
+            assert "default-src 'self'" in csp, csp
+            assert f"media-src 'self' {ARGS.base}" in csp, csp
+            assert "unsafe-inline" not in csp and "unsafe-eval" not in csp, csp
+            assert h.get("x-content-type-options") == "nosniff"
+            assert h.get("referrer-policy") == "no-referrer"
+            assert b"<script>" not in body and b" style=" not in body, "inline script or style"
+            status, headers, _ = http("GET", "/console/console.js",
+                                      {"Origin": "https://elsewhere.example"})
+            h = {k.lower(): v for k, v in headers.items()}
+            assert status == 200 and h["content-type"].startswith("text/javascript")
+            assert not any(k.startswith("access-control-") for k in h), f"CORS headers: {h}"
+            status, _, body = http("GET", "/console/missing.js")
+            assert status == 404 and json.loads(body)["ok"] is False
+            return f"CSP: {csp}"
+
+        @step("a wrong key shows the API's message")
+        def _():
+            DRIVER.get(ARGS.base + "/console")
+            find(tid("api-key")).send_keys("mf_wrong_key")
+            find(tid("connect")).click()
+            wait_for("the error message",
+                     lambda: "Invalid API key" in text(tid("message")))
+            assert DRIVER.execute_script("return sessionStorage.length") == 0, "a wrong key kept"
+            assert "mf_wrong_key" not in DRIVER.current_url
+
+        @step("connect with a key: usage against the plan's quota")
+        def _():
+            box = find(tid("api-key"))
+            box.clear()
+            box.send_keys(key)
+            find(tid("connect")).click()
+            wait_for("connected", lambda: "Connected" in text(tid("message")))
+            usage = wait_for("usage", lambda: text(tid("usage")))
+            assert "of 10 GB" in usage and "plan free" in usage, usage
+            stored = DRIVER.execute_script("return Object.values(sessionStorage)")
+            assert stored == [key], "the key is kept in sessionStorage"
+            assert key not in DRIVER.current_url and key not in DRIVER.page_source, "key shown"
+            assert find(tid("api-key")).get_attribute("value") == "", "key left in the field"
+            return usage.replace("\n", " | ")
+
+        @step("create a directory: TTL shown as time left")
+        def _():
+            find(tid("new-directory")).click()
+            entry = wait_for("a directory", lambda: find_all(f"{tid('directories')} li[data-dir]"))
+            ctx["dir"] = entry[0].get_attribute("data-dir")
+            left = entry[0].find_element(By.CSS_SELECTOR, ".ttl").text
+            assert re.match(r"^(23 h 59 min|1 d 0 h) left$", left) or "h" in left, left
+            return f"{ctx['dir']}: {left}"
+
+        @step("upload by the drop zone's file input, with progress")
+        def _():
+            zone_input = find(f"{tid('upload')} input[type=file]")
+            zone_input.send_keys(os.path.join(ARGS.media, "clip.mp4"))
+            row = wait_for("clip.mp4 in the files",
+                           lambda: find_all(f'{tid("files")} li[data-file="clip.mp4"]'))
+            wait_for("its size", lambda: "KiB" in row[0].text)
+            bars = find_all(tid("upload-progress"))
+            assert not bars or all(b.get_attribute("value") == "1" for b in bars), "progress"
+            editor = find(tid("task-editor")).get_attribute("value")
+            assert f"{ctx['dir']}/clip.mp4" in editor, "the upload fills the task editor"
+            status, _, _ = http("GET", f"/file/{ctx['dir']}/clip.mp4",
+                                {"Authorization": f"Basic {key}"})
+            assert status == 200
+            return row[0].text.replace("\n", " | ")
+
+        def dry_run_verdict(expected, before):
+            """Waits for the dry run's answer to an edit made after `before` answers."""
+            panel = find(tid("dry-run"))
+            wait_for("the dry run's answer", lambda: int(
+                panel.get_attribute("data-answered") or 0) > before)
+            verdict = text(tid("dry-run-verdict"))
+            assert verdict.startswith(expected), f"dry run: {verdict}, not {expected}"
+
+        @step("the dry run refuses -filter_script:v and names the option")
+        def _():
+            before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                                 "outputs": [{"file": "x.mp4", "options": [
+                                     "-filter_script:v", "/etc/hostname"]}]})
+            dry_run_verdict("Refused", before)
+            error = text(tid("dry-run-error"))
+            assert "-filter_script:v" in error, error
+            marked = [c.text for c in find_all(f'{tid("dry-run")} .chip[data-refused]')]
+            assert marked == ["-filter_script:v"], marked
+            return error
+
+        @step("the dry run refuses movie=/etc/passwd")
+        def _():
+            before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                                 "outputs": [{"file": "x.mp4", "options": [
+                                     "-vf", "movie=/etc/passwd[m];[in][m]overlay"]}]})
+            dry_run_verdict("Refused", before)
+            error = text(tid("dry-run-error"))
+            assert "movie" in error, error
+            marked = [c.text for c in find_all(f'{tid("dry-run")} .chip[data-refused]')]
+            assert any("movie=" in m for m in marked), marked
+            return error
+
+        @step("the dry run accepts a valid task: argv with tenant paths, decisions")
+        def _():
+            ctx["task"] = {"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                           "outputs": [{"file": "small.mp4",
+                                        "options": ["-vf", "scale=160:-2", "-c:v", "libx264",
+                                                    "-preset", "veryfast", "-c:a", "aac"]}]}
+            before = set_editor(ctx["task"])
+            dry_run_verdict("Allowed", before)
+            argv = text(tid("dry-run-argv"))
+            assert argv.startswith("ffmpeg") and f"{ctx['dir']}/clip.mp4" in argv, argv
+            assert "small.mp4" in argv and "scale=160:-2" in argv, argv
+            rows = find_all(f'{tid("dry-run-decisions")} tbody tr')
+            assert rows and all("allowed" in r.get_attribute("class") for r in rows)
+            return argv
+
+        @step("the dry run follows typing (debounced)")
+        def _():
+            editor = find(tid("task-editor"))
+            editor.send_keys("x")  # now it is not JSON
+            wait_for("the JSON message", lambda: "Not JSON yet" in text(tid("dry-run")))
+            before = set_editor(ctx["task"])
+            dry_run_verdict("Allowed", before)
+
+        @step("run: the output plays in the preview")
+        def _():
+            find(tid("run")).click()
+            wait_for("the run", lambda: "done in" in text(tid("run-status")), timeout=60)
+            video = wait_for("a video", lambda: find_all(f"{tid('preview')} video"))[0]
+            state = wait_for("the video's data",
+                             lambda: (DRIVER.execute_script(
+                                 "return arguments[0].readyState", video) >= 2) and
+                             DRIVER.execute_script(
+                                 "return [arguments[0].readyState, arguments[0].videoWidth,"
+                                 " arguments[0].duration]", video),
+                             timeout=20)
+            assert state[1] == 160, f"video width {state[1]}"
+            wait_for("small.mp4 among the files",
+                     lambda: find_all(f'{tid("files")} li[data-file="small.mp4"]'))
+            return f"readyState, width, duration = {state}; {text(tid('run-status'))}"
+
+        @step("probe the output: a table")
+        def _():
+            probe = next(b for b in find_all(f"{tid('preview')} button") if b.text == "Probe")
+            probe.click()
+            table = wait_for("the streams table", lambda: find_all(tid("probe-streams")))[0]
+            assert "h264" in table.text and "160" in table.text, table.text
+            assert "duration" in text(tid("probe-format")), "the format table"
+            return table.text.replace("\n", " | ")[:160]
+
+        @step("plain language: the generated task is shown, then its job's gif")
+        def _():
+            set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                        "outputs": [{"file": "unused.mp4"}]})
+            find(tid("nl-input")).send_keys("make a gif of the first second")
+            find(tid("nl-translate")).click()
+            generated = wait_for("the generated task", lambda: text(tid("nl-generated")),
+                                 timeout=30)
+            task = json.loads(generated)
+            outputs = [o["file"] for o in task["outputs"]]
+            assert any(o.endswith(".gif") for o in outputs), outputs
+            assert task["inputs"][0]["file_path"] == f"{ctx['dir']}/clip.mp4", task
+            editor = json.loads(find(tid("task-editor")).get_attribute("value"))
+            assert editor == task, "the generated task is in the editor"
+            wait_for("the dry run of the generated task", lambda: outputs[0] in text(
+                tid("dry-run-argv")))
+            img = wait_for("the gif in the preview",
+                           lambda: find_all(f"{tid('preview')} img"), timeout=60)[0]
+            loaded = wait_for("the gif loaded", lambda: DRIVER.execute_script(
+                "return arguments[0].complete && arguments[0].naturalWidth", img))
+            return f"outputs {outputs}, options {task['outputs'][0].get('options')}; gif width {loaded}"
+
+        @step("a job: live progress over the event stream to 100 % / completed")
+        def _():
+            find(f"{tid('upload')} input[type=file]").send_keys(
+                os.path.join(ARGS.media, "long.mp4"))
+            wait_for("long.mp4 uploaded",
+                     lambda: "MiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text
+                     or "KiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text)
+            before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
+                                 "outputs": [{"file": "long-small.mp4", "options": [
+                                     "-c:v", "libx264", "-preset", "medium", "-crf", "23"]}]})
+            dry_run_verdict("Allowed", before)
+            find(tid("run-async")).click()
+            job_id = wait_for("the job's id", lambda: re.search(
+                r"job (\S+) (pending|processing|completed)", text(tid("run-status"))))[1]
+            row = f'{tid("jobs")} li[data-job="{job_id}"]'
+            wait_for("the job in the list", lambda: find_all(row))
+            seen = []
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                status = find(f"{row} {tid('job-status')}").text.lower()
+                pct = find(f"{row} {tid('job-percent')}").text
+                if (status, pct) not in seen:
+                    seen.append((status, pct))
+                    if status == "processing" and pct and "%" in pct and len(seen) < 6:
+                        shot("job-in-progress")
+                if status in ("completed", "failed", "cancelled"):
+                    break
+                time.sleep(0.1)
+            assert seen[-1] == ("completed", "100 %"), seen
+            assert any(s == "processing" for s, _ in seen), f"never seen processing: {seen}"
+            value = find(f"{row} progress").get_attribute("value")
+            assert value == "100", value
+            wait_for("the job's output previewed", lambda: text(tid("preview-name"))
+                     == "long-small.mp4", timeout=10)
+            return f"job {job_id}: {seen}"
+
+        @step("usage grows with the runs")
+        def _():
+            wait_for("usage above zero", lambda: float(
+                find(tid("usage-meter")).get_attribute("value")) > 0)
+            return text(tid("usage")).replace("\n", " | ")
+
+        @step("delete a file")
+        def _():
+            row = find(f'{tid("files")} li[data-file="long.mp4"]')
+            delete = next(b for b in row.find_elements(By.CSS_SELECTOR, "button")
+                          if b.text == "Delete")
+            delete.click()
+            delete.click()
+            wait_for("long.mp4 gone", lambda: not find_all(
+                f'{tid("files")} li[data-file="long.mp4"]'))
+
+        @step("no CSP violation or script error; the key in no URL or log")
+        def _():
+            logs = DRIVER.get_log("browser")
+            # The API's 4xx answers (the wrong key, refused dry runs) are logged as failed
+            # loads; anything else severe is a fault of the page.
+            bad = [e["message"] for e in logs if e["level"] == "SEVERE"
+                   and not re.search(r"status of 4\d\d ", e["message"])]
+            assert not bad, bad
+            csp = [e["message"] for e in logs if "Content Security Policy" in e["message"]]
+            assert not csp, csp
+            with open(ARGS.server_log, encoding="utf-8", errors="replace") as f:
+                log = f.read()
+            assert key not in log, "the key is in the server's log"
+            assert "/console" in log, "the server log is the right one"
+            return f"{len(logs)} browser log entries"
+
+    except Exception as e:
+        RESULTS.append(("browser start", False, str(e)))
+        traceback.print_exc()
+    finally:
+        if DRIVER is not None:
+            try:
+                DRIVER.quit()
+            except Exception:
+                pass
+        shutil.rmtree(profile, ignore_errors=True)
+
+    passed = sum(1 for _, ok, _ in RESULTS if ok)
+    failed = len(RESULTS) - passed
+    print(f"screenshots: {ARGS.artifacts}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
