@@ -17,6 +17,7 @@
 mod build;
 mod import;
 pub mod probe;
+mod probe_json;
 mod register;
 mod resolve;
 mod run;
