@@ -32,35 +32,24 @@ async fn url_probes_obey_the_plan_file_size() {
         https.ca_file.to_str().unwrap(),
     )]))
     .await;
-    let (status, body) = s
-        .post(
+    let probe_of = |key, path: &str| {
+        s.post(
             "/ffprobe/analyze",
-            BOB,
-            json!({"file_path": https.url("/v/big.mp4"), "probe": {"format": ["format_name"]}}),
+            key,
+            json!({"file_path": https.url(path), "probe": {"format": ["format_name"]}}),
         )
-        .await;
+    };
+    let (status, body) = probe_of(BOB, "/v/big.mp4").await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(
         body["error"],
         "File 'big.mp4' size (3 MB) exceeds plan (free) max file size limit of 1 MB."
     );
     // Within the plan: analysed as before.
-    let (status, body) = s
-        .post(
-            "/ffprobe/analyze",
-            BOB,
-            json!({"file_path": https.url("/v/short.mp4"), "probe": {"format": ["format_name"]}}),
-        )
-        .await;
+    let (status, body) = probe_of(BOB, "/v/short.mp4").await;
     assert_eq!(status, 200, "{body}");
     // ALICE's plan is larger: the same big URL is probed (only its prefix is read).
-    let (status, body) = s
-        .post(
-            "/ffprobe/analyze",
-            ALICE,
-            json!({"file_path": https.url("/v/big.mp4"), "probe": {"format": ["format_name"]}}),
-        )
-        .await;
+    let (status, body) = probe_of(ALICE, "/v/big.mp4").await;
     assert_eq!(status, 200, "{body}");
 }
 
@@ -68,20 +57,12 @@ async fn url_probes_obey_the_plan_file_size() {
 /// H.264 with a rotation (a display matrix) and x264's SEI (side data on the first frame).
 fn side_data_fixtures() -> (PathBuf, PathBuf) {
     let dir = temp_dir("side-data");
-    let make = |args: &[&str], out: &str| {
-        let status = Command::new("ffmpeg")
-            .args(["-hide_banner", "-loglevel", "error", "-y"])
-            .args(args)
-            .arg(dir.join(out))
-            .status()
-            .unwrap();
-        assert!(status.success(), "making {out}");
-    };
-    make(
+    let make = |args: &[&str], out: &str| make_media(&dir, args, out);
+    let skip = make(
         &["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac"],
         "skip.mp4",
     );
-    make(
+    let rotated = make(
         &[
             "-f",
             "lavfi",
@@ -98,7 +79,7 @@ fn side_data_fixtures() -> (PathBuf, PathBuf) {
         ],
         "rotated.mp4",
     );
-    (dir.join("skip.mp4"), dir.join("rotated.mp4"))
+    (skip, rotated)
 }
 
 fn raw_ffprobe(path: &Path, args: &[&str]) -> Value {
