@@ -1,11 +1,10 @@
 //! Edges of probes, uploads and URL fetches: the plan's size on URL probes, ffprobe's output
 //! field for field, bounded probe output, and deadlines on slow peers.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -80,17 +79,6 @@ fn side_data_fixtures() -> (PathBuf, PathBuf) {
         "rotated.mp4",
     );
     (skip, rotated)
-}
-
-fn raw_ffprobe(path: &Path, args: &[&str]) -> Value {
-    let out = Command::new("ffprobe")
-        .args(["-v", "error", "-print_format", "json"])
-        .args(args)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[tokio::test]
@@ -175,11 +163,11 @@ async fn probe_results_are_ffprobes_field_for_field() {
             )
             .await;
         assert_eq!(status, 200, "{body}");
-        let raw = raw_ffprobe(local, &args);
+        let raw = ffprobe_json(local, &args);
         assert_eq!(body["result"][section], raw[section], "{probe}");
     }
     // The rows above must carry the empty entries this test is about.
-    let raw = raw_ffprobe(
+    let raw = ffprobe_json(
         &skip,
         &[
             "-select_streams",

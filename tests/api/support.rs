@@ -544,15 +544,14 @@ pub fn media() -> &'static Media {
 
 /// ffprobe's JSON for a file (format and streams).
 pub fn probe(path: &Path) -> Value {
+    ffprobe_json(path, &["-show_format", "-show_streams"])
+}
+
+/// What `ffprobe -print_format json <args> <path>` prints.
+pub fn ffprobe_json(path: &Path, args: &[&str]) -> Value {
     let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-of",
-            "json",
-            "-show_format",
-            "-show_streams",
-        ])
+        .args(["-v", "error", "-print_format", "json"])
+        .args(args)
         .arg(path)
         .output()
         .unwrap();
