@@ -33,6 +33,9 @@ pub struct Server {
     pub max_json_body_kb: u64,
     /// Where the server keeps scratch space, compiled plugins and the local database.
     pub data_dir: PathBuf,
+    /// A request body must keep up `body_min_bytes_per_s` on average after this grace (408).
+    pub body_timeout_s: u64,
+    pub body_min_bytes_per_s: u64,
 }
 
 impl Default for Server {
@@ -42,6 +45,8 @@ impl Default for Server {
             public_url: "http://127.0.0.1:8080".into(),
             max_json_body_kb: 1024,
             data_dir: "data".into(),
+            body_timeout_s: 30,
+            body_min_bytes_per_s: 8192,
         }
     }
 }
@@ -170,6 +175,8 @@ pub struct Limits {
     pub process_timeout_s: u64,
     pub probe_timeout_s: u64,
     pub probe_max_bytes: u64,
+    /// Whole fetch of one URL input into storage (a probe's fetch counts in `probe_timeout_s`).
+    pub import_timeout_s: u64,
     /// ffmpeg/ffprobe processes running at once on this instance.
     pub max_concurrent_processes: usize,
     /// Total bytes one task may write (also the per-file RLIMIT_FSIZE).
@@ -185,6 +192,7 @@ impl Default for Limits {
             process_timeout_s: 600,
             probe_timeout_s: 60,
             probe_max_bytes: 52_428_800,
+            import_timeout_s: 900,
             max_concurrent_processes: 4,
             max_output_bytes: 10 * 1024 * 1024 * 1024,
             max_output_files: 2000,

@@ -104,6 +104,12 @@ pub enum AppError {
     #[error("Not found")]
     NotFound,
 
+    // 408
+    #[error(
+        "Request body arrived too slowly: it must keep up at least {min_bytes_per_s} bytes/s after the first {grace_s} s"
+    )]
+    BodyTooSlow { min_bytes_per_s: u64, grace_s: u64 },
+
     // 409
     #[error("File '{0}' already exists in directory")]
     FileExists(String),
@@ -148,6 +154,8 @@ pub enum AppError {
     // 502, 503
     #[error("Could not fetch input URL: {0}")]
     UrlUnreachable(String),
+    #[error("Could not fetch input URL: no complete answer within {0} s")]
+    UrlTimedOut(u64),
     #[error("No {0} plugin is configured")]
     NoPlugin(&'static str),
 }
@@ -187,6 +195,7 @@ impl AppError {
             | BadSignature => StatusCode::FORBIDDEN,
             DirectoryNotFound | FileNotFound | FileMissing | NotUploaded | JobNotFound
             | NotFound => StatusCode::NOT_FOUND,
+            BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
             FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
             LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -200,6 +209,7 @@ impl AppError {
             | PluginFailed(_)
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
+            UrlTimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
             NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -254,6 +264,7 @@ impl From<crate::net::NetError> for AppError {
             NetError::Status(code) => AppError::UrlStatus(code),
             NetError::TooLarge { limit, .. } => AppError::UrlTooLarge(limit),
             NetError::Transport(m) => AppError::UrlUnreachable(m),
+            NetError::TimedOut(seconds) => AppError::UrlTimedOut(seconds),
         }
     }
 }

@@ -32,6 +32,9 @@ pub enum NetError {
     /// Connecting, TLS, timeouts, I/O.
     #[error("{0}")]
     Transport(String),
+    /// The whole transfer did not finish within its deadline (a slow peer).
+    #[error("no complete answer within {0} s")]
+    TimedOut(u64),
 }
 
 #[derive(Clone)]
@@ -119,54 +122,73 @@ impl Net {
         Ok(url)
     }
 
-    /// GET `url` (following checked redirects) into `dest`, at most `max_bytes`.
-    pub async fn download(&self, url: &Url, dest: &Path, max_bytes: u64) -> Result<u64, NetError> {
-        let response = self.get_following(url.clone()).await?;
-        if let Some(len) = response.content_length() {
-            if len > max_bytes {
-                return Err(NetError::TooLarge {
-                    size: len,
-                    limit: max_bytes,
-                });
-            }
-        }
-        let mut file = tokio::fs::File::create(dest).await.map_err(transport)?;
-        let mut written = 0u64;
-        let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(transport)?;
-            written += chunk.len() as u64;
-            if written > max_bytes {
-                drop(file);
-                let _ = tokio::fs::remove_file(dest).await;
-                return Err(NetError::TooLarge {
-                    size: written,
-                    limit: max_bytes,
-                });
-            }
-            file.write_all(&chunk).await.map_err(transport)?;
-        }
-        file.flush().await.map_err(transport)?;
-        Ok(written)
-    }
-
-    /// GET `url` into `dest`, keeping at most the first `max_bytes` (a probe reads no further).
-    pub async fn download_prefix(
+    /// GET `url` (following checked redirects) into `dest`, at most `max_bytes`, all within
+    /// `deadline` (the read timeout alone lets a peer dripping a byte at a time go on forever).
+    pub async fn download(
         &self,
         url: &Url,
         dest: &Path,
         max_bytes: u64,
+        deadline: Duration,
     ) -> Result<u64, NetError> {
-        let response = self.get_following(url.clone()).await?;
+        let result = within(deadline, self.fetch(url, dest, max_bytes, max_bytes, None)).await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(dest).await;
+        }
+        result
+    }
+
+    /// GET `url` into `dest`, keeping at most the first `keep` bytes (a probe reads no further;
+    /// only those are asked for, with a Range header), all within `deadline`. A file larger than
+    /// `limit` (by its Content-Length, the total of its Content-Range, or the bytes seen) is
+    /// `TooLarge`, so a probe obeys the plan's file size without fetching the whole file.
+    pub async fn download_prefix(
+        &self,
+        url: &Url,
+        dest: &Path,
+        keep: u64,
+        limit: u64,
+        deadline: Duration,
+    ) -> Result<u64, NetError> {
+        let keep = keep.min(limit);
+        // One byte past the cap when the cap is the plan's, to tell "exactly at" from "over".
+        let last = if keep == limit {
+            keep
+        } else {
+            keep.saturating_sub(1)
+        };
+        within(deadline, self.fetch(url, dest, keep, limit, Some(last))).await
+    }
+
+    /// The body of a GET into `dest`: the first `keep` bytes are written; more than `limit`
+    /// (announced or seen) is refused.
+    async fn fetch(
+        &self,
+        url: &Url,
+        dest: &Path,
+        keep: u64,
+        limit: u64,
+        range_last: Option<u64>,
+    ) -> Result<u64, NetError> {
+        let response = self.get_following(url.clone(), range_last).await?;
+        if let Some(size) = announced_size(&response).filter(|&n| n > limit) {
+            return Err(NetError::TooLarge { size, limit });
+        }
         let mut file = tokio::fs::File::create(dest).await.map_err(transport)?;
-        let mut written = 0u64;
+        let (mut written, mut seen) = (0u64, 0u64);
         let mut body = response.bytes_stream();
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(transport)?;
-            let room = (max_bytes - written).min(chunk.len() as u64) as usize;
+            seen += chunk.len() as u64;
+            if seen > limit {
+                drop(file);
+                let _ = tokio::fs::remove_file(dest).await;
+                return Err(NetError::TooLarge { size: seen, limit });
+            }
+            let room = (keep - written).min(chunk.len() as u64) as usize;
             file.write_all(&chunk[..room]).await.map_err(transport)?;
             written += room as u64;
-            if written >= max_bytes {
+            if written >= keep && keep < limit {
                 break;
             }
         }
@@ -175,14 +197,18 @@ impl Net {
     }
 
     /// A GET whose status is 2xx after at most `max_redirects` checked hops.
-    async fn get_following(&self, mut url: Url) -> Result<reqwest::Response, NetError> {
+    /// `range_last`: ask for bytes `0..=range_last` only (a server may still send them all).
+    async fn get_following(
+        &self,
+        mut url: Url,
+        range_last: Option<u64>,
+    ) -> Result<reqwest::Response, NetError> {
         for _ in 0..=self.max_redirects {
-            let response = self
-                .client
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(transport)?;
+            let mut request = self.client.get(url.clone());
+            if let Some(last) = range_last {
+                request = request.header(reqwest::header::RANGE, format!("bytes=0-{last}"));
+            }
+            let response = request.send().await.map_err(transport)?;
             let status = response.status();
             if status.is_redirection() {
                 let location = response
@@ -253,6 +279,29 @@ impl Net {
         serde_json::from_slice(&bytes)
             .map_err(|e| NetError::Transport(format!("invalid JSON: {e}")))
     }
+}
+
+/// The whole file's size as the answer announces it: the total of a `Content-Range` (an
+/// answer to a Range request), else the `Content-Length` of a whole answer.
+fn announced_size(response: &reqwest::Response) -> Option<u64> {
+    if response.status() == reqwest::StatusCode::PARTIAL_CONTENT {
+        return response
+            .headers()
+            .get(reqwest::header::CONTENT_RANGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit_once('/'))
+            .and_then(|(_, total)| total.trim().parse().ok());
+    }
+    response.content_length()
+}
+
+async fn within<T>(
+    deadline: Duration,
+    transfer: impl Future<Output = Result<T, NetError>>,
+) -> Result<T, NetError> {
+    tokio::time::timeout(deadline, transfer)
+        .await
+        .unwrap_or(Err(NetError::TimedOut(deadline.as_secs())))
 }
 
 async fn read_capped(response: reqwest::Response, cap: usize) -> Vec<u8> {

@@ -452,20 +452,24 @@ impl Media {
     }
 }
 
+/// Runs ffmpeg with `args` to make `dir/out`.
+pub fn make_media(dir: &Path, args: &[&str], out: &str) -> PathBuf {
+    let status = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(args)
+        .arg(dir.join(out))
+        .status()
+        .expect("ffmpeg must be installed (make setup)");
+    assert!(status.success(), "making {out}");
+    dir.join(out)
+}
+
 pub fn media() -> &'static Media {
     static MEDIA: OnceLock<Media> = OnceLock::new();
     MEDIA.get_or_init(|| {
         let dir = scratch_root().join(format!("media-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let make = |args: &[&str], out: &str| {
-            let status = Command::new("ffmpeg")
-                .args(["-hide_banner", "-loglevel", "error", "-y"])
-                .args(args)
-                .arg(dir.join(out))
-                .status()
-                .expect("ffmpeg must be installed (make setup)");
-            assert!(status.success(), "making {out}");
-        };
+        let make = |args: &[&str], out: &str| make_media(&dir, args, out);
         make(
             &[
                 "-f",
@@ -540,15 +544,14 @@ pub fn media() -> &'static Media {
 
 /// ffprobe's JSON for a file (format and streams).
 pub fn probe(path: &Path) -> Value {
+    ffprobe_json(path, &["-show_format", "-show_streams"])
+}
+
+/// What `ffprobe -print_format json <args> <path>` prints.
+pub fn ffprobe_json(path: &Path, args: &[&str]) -> Value {
     let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-of",
-            "json",
-            "-show_format",
-            "-show_streams",
-        ])
+        .args(["-v", "error", "-print_format", "json"])
+        .args(args)
         .arg(path)
         .output()
         .unwrap();

@@ -9,6 +9,7 @@ pub mod files;
 pub mod health;
 pub mod jobs;
 pub mod legacy;
+mod pace;
 pub mod probe;
 pub mod process;
 pub mod schemas;
@@ -33,6 +34,7 @@ pub fn service(state: Arc<AppState>) -> Service {
     let router = Router::new()
         .hoop(CatchPanic::new())
         .hoop(affix_state::inject(state))
+        .hoop(pace::pace_body)
         .push(health::router())
         .push(blob::router())
         .push(console::router())

@@ -42,7 +42,12 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
             .join(format!("import-{}", names::random_id(16)));
         let fetched = state
             .net
-            .download(url, &tmp, plan.max_file_size_bytes())
+            .download(
+                url,
+                &tmp,
+                plan.max_file_size_bytes(),
+                std::time::Duration::from_secs(state.cfg.limits.import_timeout_s),
+            )
             .await;
         let stored = match fetched {
             Ok(_) => match free_name(state, &dir.dir_id, &input.name, &outputs).await {

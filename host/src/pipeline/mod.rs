@@ -18,6 +18,7 @@ mod build;
 pub mod estimate;
 mod import;
 pub mod probe;
+mod probe_json;
 mod register;
 mod resolve;
 mod run;
