@@ -50,7 +50,7 @@ test-servers:
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
 test: plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
-	cargo build --workspace --bins
+	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 	bash tests/schemathesis/run.sh
 	bash tests/console/run.sh

@@ -1,6 +1,10 @@
-//! The host's own look at a stored file (format and streams), for progress estimates and for
-//! the facts a translator plugin gets. The argv is fixed by the host, so no plugin is asked.
+//! The host's own look at a stored file (format and streams), for estimates, progress and the
+//! facts a translator plugin gets. The argv is fixed by the host, so no plugin is asked.
+//! Stored objects never change (a new upload is a new object), so what was read of one is kept:
+//! submitting the same input again costs no second ffprobe.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,9 +15,27 @@ use super::scratch::Scratch;
 use crate::app::AppState;
 use crate::db::FileRecord;
 
+/// Objects whose facts are kept (a few KB each); past it the map starts again.
+const KEPT: usize = 2000;
+
+static SEEN: LazyLock<Mutex<HashMap<String, Value>>> = LazyLock::new(Default::default);
+
 /// ffprobe's `format` and `streams` for a stored file; `None` when it cannot be read.
 /// `account` is whose process slot the run takes.
 pub async fn inspect(state: &AppState, account: &str, file: &FileRecord) -> Option<Value> {
+    if let Some(facts) = SEEN.lock().expect("inspect lock").get(&file.object_id) {
+        return Some(facts.clone());
+    }
+    let facts = read(state, account, file).await?;
+    let mut seen = SEEN.lock().expect("inspect lock");
+    if seen.len() >= KEPT {
+        seen.clear();
+    }
+    seen.insert(file.object_id.clone(), facts.clone());
+    Some(facts)
+}
+
+async fn read(state: &AppState, account: &str, file: &FileRecord) -> Option<Value> {
     let scratch = Scratch::new(&state.scratch_dir).ok()?;
     let path = scratch.inputs().join("file");
     state.store.stage(&file.object_id, &path).await.ok()?;
