@@ -52,9 +52,18 @@ pub fn filters(
             (vec![centred(&s, &s)], Some((s, s)))
         }
         (Pad::Square, None) => (vec![centred(&"max(iw\\,ih)", &"max(iw\\,ih)")], None),
-        (Pad::Border(p), _) => (
+        // With the size known, numbers: the policy judges `iw+…` against the largest input.
+        (Pad::Border(p), Some((w, h))) => (
+            vec![format!(
+                "pad={}:{}:{p}:{p}:color={color}",
+                w + 2 * p,
+                h + 2 * p
+            )],
+            Some((w + 2 * p, h + 2 * p)),
+        ),
+        (Pad::Border(p), None) => (
             vec![format!("pad=iw+{0}:ih+{0}:{p}:{p}:color={color}", 2 * p)],
-            dims.map(|(w, h)| (w + 2 * p, h + 2 * p)),
+            None,
         ),
     }
 }

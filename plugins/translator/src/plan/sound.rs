@@ -43,6 +43,7 @@ impl Planner<'_> {
         }
         if self.w.reverse {
             self.tag("reversed");
+            chain.push(format!("atrim=duration={}", self.reverse_bound()?));
             chain.push("areverse".into());
         }
         chain.extend(self.loop_filter(true)?);

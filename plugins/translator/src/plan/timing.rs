@@ -48,12 +48,27 @@ impl Planner<'_> {
         }
         if self.w.reverse {
             self.tag("reversed");
+            chain.push(format!("trim=duration={}", self.reverse_bound()?));
             chain.push("reverse".into());
         }
         chain.extend(self.loop_filter(false)?);
         chain.extend(self.extend_picture());
         chain.extend(self.fades(false)?);
         Ok(chain)
+    }
+
+    /// `reverse` holds its whole input in memory, so the default policy wants it bounded: the
+    /// input's length (stretched by a slow-down), with a second to spare.
+    pub(super) fn reverse_bound(&self) -> Planned<String> {
+        let length = self
+            .main
+            .duration()
+            .ok_or_else(|| PlanError::UnknownLength {
+                what: "reversing".into(),
+                file: self.name().into(),
+            })?;
+        let stretch = self.w.speed.map_or(1.0, |s| (1.0 / s).max(1.0));
+        Ok(fmt_num((length * stretch).ceil() + 1.0))
     }
 
     pub(super) fn fades(&mut self, audio: bool) -> Planned<Vec<String>> {
