@@ -25,6 +25,7 @@ mod stage;
 use serde::Serialize;
 use tokio::sync::watch;
 
+pub use import::import_url;
 pub use resolve::{Input, InputFile, Resolved, reload, resolve, url_file_name};
 
 use crate::app::AppState;
@@ -72,8 +73,18 @@ pub async fn prepare(state: &AppState, account: &Account, task: Task) -> AppResu
 
 /// A task run now, for the request that waits for it: prepare, execute, charge.
 pub async fn run_now(state: &AppState, account: &Account, task: Task) -> AppResult<Completed> {
+    run_now_watched(state, account, task, None).await
+}
+
+/// `run_now`, publishing ffmpeg's progress (microseconds of media processed) as it goes.
+pub async fn run_now_watched(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Completed> {
     let resolved = prepare(state, account, task).await?;
-    let done = execute(state, &resolved, None).await?;
+    let done = execute(state, &resolved, progress).await?;
     metering::charge(state, &account.name, &done.charge).await?;
     Ok(done)
 }
