@@ -101,9 +101,17 @@ async def over_http():
             check("create_file + PUT to the upload URL", put.status_code == 200
                   and f["file"]["file_path"] == f"{dir_id}/clip.mp4", f"{put.status_code} {put.text}")
             clip = f"{dir_id}/clip.mp4"
+            f = await call(s, "create_file", {"file_name": "long.mp4", "dir_id": dir_id})
+            with open(os.path.join(WORK, "long.mp4"), "rb") as fh:
+                httpx2.put(f["upload"]["url"], content=fh.read(), headers=f["upload"]["headers"],
+                           timeout=60).raise_for_status()
+            long = f["file"]["file_path"]
+            # Encoding 20 s of busy picture takes seconds: progress is reported meanwhile.
+            SLOW = ["-c:v", "libx264", "-preset", "slow"]
 
             files = await call(s, "list_files", {"dir_id": dir_id})
-            check("list_files", [x["file_name"] for x in files["files"]] == ["clip.mp4"], files)
+            check("list_files", sorted(x["file_name"] for x in files["files"]) == ["clip.mp4", "long.mp4"],
+                  files)
             dirs = await call(s, "list_directories", {})
             check("list_directories", dir_id in [x["id"] for x in dirs["directories"]], dirs)
 
@@ -124,7 +132,12 @@ async def over_http():
             out = p["result"][0]
             check("process: an output and its usage", p["ok"] and out["file_name"] == "small.mp4"
                   and p["usage"]["input_size_gb"] > 0, p)
-            check("progress values only increase", progress == sorted(set(progress)), progress)
+            progress.clear()
+            p = await call(s, "process", {"task": {"inputs": [{"file_path": long}],
+                                                   "outputs": [{"file": "slow.mp4", "options": SLOW}]}},
+                           progress_callback=on_progress)
+            check("process: progress notifications, only increasing", p["ok"] and progress
+                  and progress == sorted(set(progress)), progress)
             body = httpx2.get(out["download_url"], timeout=60)
             small = os.path.join(WORK, "small.mp4")
             with open(small, "wb") as fh:
@@ -150,13 +163,19 @@ async def over_http():
             check("ask_probe", ap["ok"] and ap.get("generated_probe") is not None, ap)
 
             job = await call(s, "submit_job", {"task": {
-                "inputs": [{"file_path": clip}],
-                "outputs": [{"file": "job.mp4", "options": SMALL}]}})
+                "inputs": [{"file_path": long}],
+                "outputs": [{"file": "job.mp4", "options": SLOW}]}})
             check("submit_job", job["ok"] and job["status"] == "pending", job)
+            progress.clear()
             jv = await call(s, "job_status", {"job_id": job["job_id"], "wait": True, "timeout_s": 60},
                             progress_callback=on_progress)
             check("job_status (wait): completed with its output", jv["status"] == "completed"
                   and jv["result"][0]["file_name"] == "job.mp4", jv)
+            check("job_status (wait): progress notifications", progress
+                  and progress == sorted(set(progress)), progress)
+            r = await s.call_tool("job_status", {"job_id": job["job_id"], "timeout_s": 9999})
+            check("job_status: timeout_s is bounded", r.is_error
+                  and text(r) == "timeout_s must be from 1 to 240", text(r))
             listed = await call(s, "list_jobs", {"status": "completed", "limit": 10})
             check("list_jobs", job["job_id"] in [x["id"] for x in listed["jobs"]], listed)
             r = await s.call_tool("cancel_job", {"job_id": job["job_id"]})

@@ -9,7 +9,8 @@
 # 2. the debug binary ($CARGO_TARGET_DIR/debug/mediaforge, brought up to date) on a free loopback
 #    port with an in-memory database, a temporary data directory and the default plugins
 #    ($MEDIAFORGE_TEST_WASM, else plugins/dist); loopback http URLs are allowed, for import_url;
-# 3. a small clip, served over plain HTTP from the temporary directory;
+# 3. a small clip (served over plain HTTP from the temporary directory) and a 20 s one, long
+#    enough to encode for progress notifications to be sent;
 # 4. tests/mcp/client.py, which prints a line per check and closes with `N passed, M failed`.
 # The servers are stopped on exit; the server's log is printed when the run fails.
 set -euo pipefail
@@ -113,6 +114,8 @@ curl -sf "$BASE/healthz" >/dev/null || { echo "the server did not answer /health
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc=size=160x120:rate=10:duration=2 \
     -f lavfi -i sine=frequency=440:duration=2 -c:v libx264 -preset ultrafast -pix_fmt yuv420p \
     -c:a aac -shortest "$WORK/www/clip.mp4"
+ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25:duration=20 \
+    -c:v libx264 -preset ultrafast -pix_fmt yuv420p "$WORK/www/long.mp4"
 (cd "$WORK/www" && exec python3 -m http.server "$FILES_PORT" --bind 127.0.0.1 >/dev/null 2>&1) &
 PIDS+=($!)
 for _ in $(seq 1 40); do

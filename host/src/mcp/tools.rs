@@ -88,7 +88,7 @@ struct JobStatusArgs {
     /// Wait until the job ends (or `timeout_s` passes), with progress notifications.
     #[serde(default)]
     wait: Option<bool>,
-    /// How long to wait, 1-300 s; default 60.
+    /// How long to wait, 1-240 s; default 60.
     #[serde(default)]
     timeout_s: Option<u64>,
 }
@@ -114,7 +114,8 @@ struct JobIdArgs {
 }
 
 const WAIT_DEFAULT_S: u64 = 60;
-const WAIT_MAX_S: u64 = 300;
+/// Below the 300 s an HTTP client commonly waits for a quiet response.
+const WAIT_MAX_S: u64 = 240;
 const POLL: Duration = Duration::from_millis(500);
 
 // ---- the catalogue -------------------------------------------------------------------------
@@ -451,10 +452,12 @@ impl Tools {
             let deadline = Instant::now() + Duration::from_secs(timeout);
             while !job.status.is_terminal() && Instant::now() < deadline {
                 if let (Some(p), Some(now)) = (progress.as_mut(), job.progress) {
-                    match now.percent {
-                        Some(percent) => p.send(percent, Some(100.0), "percent").await,
-                        None => p.send(now.processed_sec, None, "s processed").await,
-                    }
+                    // Seconds of media processed, against the total the percentage implies.
+                    let total = now
+                        .percent
+                        .filter(|pc| *pc > 0.0)
+                        .map(|pc| (now.processed_sec * 100.0 / pc).round());
+                    p.send(now.processed_sec, total).await;
                 }
                 tokio::time::sleep(POLL).await;
                 job = api::jobs::owned_job(state, account, &a.job_id).await?;
@@ -480,16 +483,19 @@ impl Progress {
         }
     }
 
-    async fn send(&mut self, value: f64, total: Option<f64>, unit: &str) {
-        if value <= self.last {
+    /// `seconds` of media processed (of about `total`).
+    async fn send(&mut self, seconds: f64, total: Option<f64>) {
+        if seconds <= self.last {
             return;
         }
-        self.last = value;
-        let mut note = ProgressNotificationParam::new(self.token.clone(), value)
-            .with_message(format!("{value} {unit}"));
-        if let Some(total) = total {
-            note = note.with_total(total);
-        }
+        self.last = seconds;
+        let mut note = ProgressNotificationParam::new(self.token.clone(), seconds);
+        note = match total.filter(|t| *t >= seconds) {
+            Some(total) => note
+                .with_total(total)
+                .with_message(format!("{seconds} s of about {total} s processed")),
+            None => note.with_message(format!("{seconds} s processed")),
+        };
         // A client that went away gets no more; the work itself goes on (or is dropped).
         let _ = self.peer.notify_progress(note).await;
     }
@@ -499,7 +505,7 @@ impl Progress {
     async fn ffmpeg(mut self, mut rx: watch::Receiver<u64>) {
         while rx.changed().await.is_ok() {
             let seconds = (*rx.borrow_and_update() as f64 / 1e4).round() / 100.0;
-            self.send(seconds, None, "s processed").await;
+            self.send(seconds, None).await;
             tokio::time::sleep(POLL).await;
         }
     }
