@@ -123,10 +123,11 @@ async def over_http():
             check("validate answers as POST /ffmpeg/validate", status == 200
                   and http_v["command"] == v["command"], http_v)
 
-            progress = []
+            progress, totals = [], []
 
             async def on_progress(p, total, message):
                 progress.append(p)
+                totals.append(total)
 
             p = await call(s, "process", {"task": task}, progress_callback=on_progress)
             out = p["result"][0]
@@ -138,6 +139,7 @@ async def over_http():
                            progress_callback=on_progress)
             check("process: progress notifications, only increasing", p["ok"] and progress
                   and progress == sorted(set(progress)), progress)
+            check("process: progress against the input's 20 s", 20.0 in totals, totals)
             body = httpx2.get(out["download_url"], timeout=60)
             small = os.path.join(WORK, "small.mp4")
             with open(small, "wb") as fh:

@@ -19,14 +19,16 @@ use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use super::schema;
 use crate::api::{self, from_value, schemas};
 use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
-use crate::task::Task;
-use crate::{names, pipeline};
+use crate::media::inspect;
+use crate::task::{Source, Task, source_of};
+use crate::{directories, names, pipeline};
 
 /// One MCP server per request (stateless transport); they share the state.
 #[derive(Clone)]
@@ -377,7 +379,12 @@ impl Tools {
                     return body(api::process::run_task(state, account, task, None).await?);
                 };
                 let (tx, rx) = watch::channel(0u64);
-                let reporter = tokio::spawn(progress.ffmpeg(rx));
+                let total = tokio::spawn(first_input_duration(
+                    state.clone(),
+                    account.clone(),
+                    task.inputs.first().map(|i| i.file_path.clone()),
+                ));
+                let reporter = tokio::spawn(progress.ffmpeg(rx, total));
                 let done = api::process::run_task(state, account, task, Some(tx)).await;
                 reporter.abort();
                 body(done?)
@@ -501,14 +508,38 @@ impl Progress {
     }
 
     /// Media seconds ffmpeg has processed (microseconds in `rx`), twice a second at most,
-    /// until the run ends.
-    async fn ffmpeg(mut self, mut rx: watch::Receiver<u64>) {
+    /// until the run ends; against the first input's duration once `total` has found it.
+    async fn ffmpeg(mut self, mut rx: watch::Receiver<u64>, total: JoinHandle<Option<f64>>) {
+        let mut total = Some(total);
+        let mut known = None;
         while rx.changed().await.is_ok() {
+            if total.as_ref().is_some_and(|t| t.is_finished()) {
+                known = total.take().expect("checked").await.ok().flatten();
+            }
             let seconds = (*rx.borrow_and_update() as f64 / 1e4).round() / 100.0;
-            self.send(seconds, None).await;
+            self.send(seconds, known.map(|d| (d * 100.0).round() / 100.0))
+                .await;
             tokio::time::sleep(POLL).await;
         }
+        if let Some(t) = total {
+            t.abort();
+        }
     }
+}
+
+/// The duration of a task's first input when it is a stored file of the caller's (what the
+/// progress of a job is reckoned against too); `None` for a URL or anything unreadable.
+async fn first_input_duration(
+    state: Arc<AppState>,
+    account: Account,
+    file_path: Option<String>,
+) -> Option<f64> {
+    let Some(Source::Stored { dir_id, file_name }) = source_of(file_path.as_deref()?) else {
+        return None;
+    };
+    directories::owned(&state, &account, dir_id).await.ok()?;
+    let file = state.db.file(dir_id, file_name).await.ok()??;
+    inspect::duration_of(&inspect::inspect(&state, &file).await?)
 }
 
 /// Arguments parsed alone, for the unit tests.
