@@ -39,7 +39,15 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
             continue;
         };
         let name = free_name(state, &dir.dir_id, &input.name, &outputs).await?;
-        let stored = fetch(state, &resolved.account, &dir.dir_id, url, &name).await?;
+        let stored = fetch(
+            state,
+            &resolved.account,
+            &dir.dir_id,
+            url,
+            &name,
+            &input.name,
+        )
+        .await?;
         input.file = InputFile::Stored(stored);
         imported = true;
     }
@@ -83,16 +91,18 @@ pub async fn import_url(
         }
         None => free_name(state, &dir.dir_id, &url_file_name(&url), &[]).await?,
     };
-    fetch(state, account, &dir.dir_id, &url, &name).await
+    fetch(state, account, &dir.dir_id, &url, &name, &name).await
 }
 
-/// Fetches a URL (at most the plan's file size) and stores it as `name` in `dir_id`.
+/// Fetches a URL (at most the plan's file size) and stores it as `name` in `dir_id`; a refusal
+/// over the size names it `shown`.
 async fn fetch(
     state: &AppState,
     account: &Account,
     dir_id: &str,
     url: &url::Url,
     name: &str,
+    shown: &str,
 ) -> AppResult<FileRecord> {
     let (plan_name, plan) = state.plan_of(account)?;
     let tmp = state
@@ -105,7 +115,7 @@ async fn fetch(
     {
         Ok(_) => files::store(state, dir_id, name, &tmp, false).await,
         Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
-            name,
+            shown,
             size,
             &plan_name,
             plan.max_file_size_mb,
