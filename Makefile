@@ -47,11 +47,13 @@ run: build
 test-servers:
 	@bash tests/servers/install-s3s.sh >/dev/null
 
-## test: plugin unit tests (native), then the host's unit and black-box tests (debug build)
+## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), the
+## MCP endpoint through the Python SDK, and schemathesis
 test: plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
+	bash tests/mcp/run.sh
 	bash tests/schemathesis/run.sh
 	bash tests/console/run.sh
 

@@ -2,9 +2,10 @@
 //! WebAssembly components. `main.rs` is the command line; `app` wires the server together.
 
 //!
-//! Layers call only downward: `api` (HTTP in and out, JSON views) → domain (`directories`,
-//! `files`, `jobs`, `pipeline`, `metering`) → `storage`, `db`, `net`, `plugins`, `media`
-//! (sandbox and runner); `task`, `usage`, `names`, `clock` are plain values any layer uses.
+//! Layers call only downward: `api` (HTTP in and out, JSON views) and `mcp` (the same for AI
+//! agents, through `api`'s request parsers and views) → domain (`directories`, `files`, `jobs`,
+//! `pipeline`, `translate`, `metering`) → `storage`, `db`, `net`, `plugins`, `media` (sandbox
+//! and runner); `task`, `usage`, `names`, `clock` are plain values any layer uses.
 
 pub mod api;
 pub mod app;
@@ -16,6 +17,7 @@ pub mod directories;
 pub mod error;
 pub mod files;
 pub mod jobs;
+pub mod mcp;
 pub mod media;
 pub mod metering;
 pub mod metrics;
@@ -27,4 +29,5 @@ pub mod storage;
 pub mod sweeper;
 pub mod task;
 pub mod tenants;
+pub mod translate;
 pub mod usage;

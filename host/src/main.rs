@@ -1,4 +1,5 @@
-//! The `mediaforge` command: `serve` runs the server; `plugin check` inspects a component.
+//! The `mediaforge` command: `serve` runs the server; `plugin check` inspects a component;
+//! `mcp` bridges a stdio MCP client to a server's `/mcp`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,6 +7,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   mediaforge serve [--config FILE]     serve the API (default config: config/mediaforge.toml)
   mediaforge plugin check FILE.wasm    say which plugin world a component implements
+  mediaforge mcp --url URL --key-env VAR
+                                       the MCP server at URL over stdio, for clients that only
+                                       speak stdio (the API key is read from the variable VAR)
   mediaforge --version";
 
 fn main() -> ExitCode {
@@ -15,6 +19,9 @@ fn main() -> ExitCode {
         ["serve"] => serve(None),
         ["serve", "--config", file] => serve(Some(PathBuf::from(file))),
         ["plugin", "check", file] => plugin_check(file),
+        ["mcp", "--url", url, "--key-env", var] | ["mcp", "--key-env", var, "--url", url] => {
+            mcp_bridge(url, var)
+        }
         ["--version"] | ["-V"] => {
             println!("mediaforge {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -46,6 +53,25 @@ fn serve(config: Option<PathBuf>) -> ExitCode {
         Err(e) => {
             eprintln!("mediaforge: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// stdin/stdout ↔ `URL/mcp`; logs (errors only, unless `MEDIAFORGE_LOG` says more) on stderr.
+fn mcp_bridge(url: &str, key_env: &str) -> ExitCode {
+    if std::env::var_os("MEDIAFORGE_LOG").is_some() {
+        init_tracing();
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(mediaforge::mcp::bridge::run(url, key_env)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mediaforge mcp: {e:#}");
+            ExitCode::from(2)
         }
     }
 }

@@ -11,6 +11,10 @@ pub fn valid_dir_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// What an invalid file name is told.
+pub const INVALID_FILE_NAME: &str =
+    "Invalid file_name: 1-255 bytes, no '/', no control characters, not '.' or '..'";
+
 /// File names: 1–255 bytes (UTF-8, so multi-byte characters count by their bytes, as on disk),
 /// no `/`, no NUL or other control characters, not `.` or `..`, and no bidi controls that make
 /// a name read differently from what it is.

@@ -329,7 +329,8 @@ fn clip(s: &str) -> &str {
     }
 }
 
-fn tls_config(extra_ca_file: &str) -> anyhow::Result<rustls::ClientConfig> {
+/// The outbound TLS configuration: the system roots and `extra_ca_file`, with ring.
+pub fn tls_config(extra_ca_file: &str) -> anyhow::Result<rustls::ClientConfig> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in rustls_native_certs::load_native_certs().certs {
         let _ = roots.add(cert);

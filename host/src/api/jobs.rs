@@ -55,17 +55,44 @@ pub fn idempotency_key(req: &Request) -> Option<String> {
         .map(str::to_string)
 }
 
-/// 202 `{ok, job_id, status}` (and the derived task of a natural-language job).
-pub fn accepted(res: &mut Response, job: &Job) -> Json<Accepted> {
-    res.status_code(StatusCode::ACCEPTED);
-    Json(Accepted {
+/// `{ok, job_id, status}` (and the derived task of a natural-language job).
+pub fn accepted_body(job: &Job) -> Accepted {
+    Accepted {
         ok: true,
         job_id: job.job_id.clone(),
         status: job.status.as_str().into(),
         generated_command: job.generated_command.clone(),
         priority: job.priority.as_str().into(),
         estimate: job.estimate.clone(),
-    })
+    }
+}
+
+/// 202 with `accepted_body`.
+pub fn accepted(res: &mut Response, job: &Job) -> Json<Accepted> {
+    res.status_code(StatusCode::ACCEPTED);
+    Json(accepted_body(job))
+}
+
+/// POST /ffmpeg/process/async (and the MCP tool `submit_job`): `{task, webhook_url?}` queued.
+pub async fn submit_of(
+    state: &Arc<AppState>,
+    account: &Account,
+    body: &Value,
+    idempotency_key: Option<String>,
+) -> AppResult<Job> {
+    let task = task_from(body)?;
+    jobs::submit(
+        state,
+        Submission {
+            account,
+            task,
+            webhook_url: webhook_url(body)?,
+            idempotency_key,
+            generated: false,
+            priority: priority(body)?,
+        },
+    )
+    .await
 }
 
 #[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502), security(("api_key" = [])))]
@@ -76,28 +103,23 @@ pub async fn submit(
 ) -> AppResult<Json<Accepted>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
-    let task = task_from(&body)?;
-    let account = account(depot);
-    let job = jobs::submit(
-        &state,
-        Submission {
-            account: &account,
-            task,
-            webhook_url: webhook_url(&body)?,
-            idempotency_key: idempotency_key(req),
-            generated: false,
-            priority: priority(&body)?,
-        },
-    )
-    .await?;
+    let job = submit_of(&state, &account(depot), &body, idempotency_key(req)).await?;
     Ok(accepted(res, &job))
 }
 
 #[endpoint(tags("jobs"), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
 async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobList>> {
-    let state = state(depot);
-    let account = account(depot);
     let q = |name: &str| req.queries().get(name).cloned();
+    Ok(Json(list_of(&state(depot), &account(depot), &q).await?))
+}
+
+/// GET /jobs (and the MCP tool `list_jobs`): `q` gives the query parameters `status`, `limit`,
+/// `offset` and `sort` as the URL carries them.
+pub async fn list_of(
+    state: &AppState,
+    account: &Account,
+    q: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> AppResult<JobList> {
     let statuses = match q("status") {
         None => None,
         Some(raw) => {
@@ -157,7 +179,7 @@ async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobLi
             ascending,
         })
         .await?;
-    Ok(Json(JobList {
+    Ok(JobList {
         ok: true,
         pagination: Pagination {
             total,
@@ -166,12 +188,11 @@ async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobLi
             has_more: (offset as u64 + jobs.len() as u64) < total,
         },
         jobs: jobs.iter().map(list_entry).collect(),
-    }))
+    })
 }
 
 /// The caller's job: 404 when unknown, 403 when another account's.
-async fn owned_job(state: &AppState, account: &Account, req: &Request) -> AppResult<Job> {
-    let id = req.param::<String>("job_id").unwrap_or_default();
+pub async fn owned_job(state: &AppState, account: &Account, id: &str) -> AppResult<Job> {
     if id.len() > 100
         || !id
             .bytes()
@@ -179,35 +200,38 @@ async fn owned_job(state: &AppState, account: &Account, req: &Request) -> AppRes
     {
         return Err(AppError::JobNotFound);
     }
-    let job = state.db.job(&id).await?.ok_or(AppError::JobNotFound)?;
+    let job = state.db.job(id).await?.ok_or(AppError::JobNotFound)?;
     if job.account != account.name {
         return Err(AppError::JobForbidden);
     }
     Ok(job)
 }
 
+fn job_id(req: &Request) -> String {
+    req.param::<String>("job_id").unwrap_or_default()
+}
+
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
 async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobView>> {
     let state = state(depot);
-    let job = owned_job(&state, &account(depot), req).await?;
+    let job = owned_job(&state, &account(depot), &job_id(req)).await?;
     Ok(Json(job_view(&state, &job).await?))
 }
 
-#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
-async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>> {
-    let state = state(depot);
+/// DELETE /job/{job_id} (and the MCP tool `cancel_job`).
+pub async fn cancel_of(state: &AppState, account: &Account, id: &str) -> AppResult<Message> {
     // DELETE documents no 403: another account's job is simply not found.
-    let job = match owned_job(&state, &account(depot), req).await {
+    let job = match owned_job(state, account, id).await {
         Err(AppError::JobForbidden) => return Err(AppError::JobNotFound),
         other => other?,
     };
     // One statement that re-checks `pending`: a cancel racing a worker's claim ends in
     // exactly one of the two.
     if state.db.cancel_job(&job.job_id, clock::now_ms()).await? {
-        return Ok(Json(Message {
+        return Ok(Message {
             ok: true,
             message: "Job cancelled successfully".into(),
-        }));
+        });
     }
     let now = state
         .db
@@ -218,10 +242,17 @@ async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>
     Err(AppError::JobNotCancellable(now.as_str()))
 }
 
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
+async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>> {
+    Ok(Json(
+        cancel_of(&state(depot), &account(depot), &job_id(req)).await?,
+    ))
+}
+
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
 async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
-    let job = owned_job(&state, &account(depot), req).await?;
+    let job = owned_job(&state, &account(depot), &job_id(req)).await?;
     let stream = futures_util::stream::unfold(
         (state, job.job_id, None::<Value>, false),
         |(state, id, last, done): (Arc<AppState>, String, Option<Value>, bool)| async move {

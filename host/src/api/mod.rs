@@ -31,11 +31,13 @@ pub fn service(state: Arc<AppState>) -> Service {
     salvo::http::request::set_global_secure_max_size(
         state.cfg.server.max_json_body_kb as usize * 1024,
     );
+    let mcp = crate::mcp::router(state.clone());
     let router = Router::new()
         .hoop(CatchPanic::new())
         .hoop(affix_state::inject(state))
         .hoop(pace::pace_body)
         .push(health::router())
+        .push(mcp)
         .push(blob::router())
         .push(console::router())
         .push(Router::with_path("v1").push(authenticated()))
@@ -188,8 +190,9 @@ pub fn account(depot: &Depot) -> Account {
         .clone()
 }
 
+/// The caller's account from the `Authorization` header, or the 401 (also in front of `/mcp`).
 #[handler]
-async fn require_account(
+pub async fn require_account(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,

@@ -1,11 +1,16 @@
 //! POST /ffmpeg/process and the dry run POST /ffmpeg/validate (beyond the spec: what
 //! would run, and each policy decision, without running or charging).
 
+use std::sync::Arc;
+
 use salvo::prelude::*;
 use serde_json::Value;
+use tokio::sync::watch;
 
 use super::schemas::{EstimateResponse, ProcessResponse, QuotaFit, ValidateResponse};
 use super::{account, body_value, from_value, max_body, state};
+use crate::app::AppState;
+use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::pipeline;
 use crate::task::Task;
@@ -30,29 +35,52 @@ pub fn task_from(body: &Value) -> AppResult<Task> {
     }
 }
 
+/// POST /ffmpeg/process (and the MCP tool `process`, which watches progress): run now.
+pub async fn run_task(
+    state: &Arc<AppState>,
+    account: &Account,
+    task: Task,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<ProcessResponse> {
+    let done = pipeline::run_now_watched(state, account, task, progress).await?;
+    Ok(ProcessResponse {
+        ok: true,
+        result: pipeline::links(state, &done.outputs).await?,
+        usage: done.usage,
+    })
+}
+
+/// POST /ffmpeg/validate (and the MCP tool `validate`): the dry run.
+pub async fn dry_run_task(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+) -> AppResult<ValidateResponse> {
+    let dry = pipeline::dry_run(state, account, task).await?;
+    Ok(ValidateResponse {
+        ok: true,
+        command: dry.command,
+        decisions: dry.decisions,
+        output_dir_id: dry.output_dir_id,
+    })
+}
+
 #[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProcessResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
-    let done = pipeline::run_now(&state, &account(depot), task_from(&body)?).await?;
-    Ok(Json(ProcessResponse {
-        ok: true,
-        result: pipeline::links(&state, &done.outputs).await?,
-        usage: done.usage,
-    }))
+    Ok(Json(
+        run_task(&state, &account(depot), task_from(&body)?, None).await?,
+    ))
 }
 
 #[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 503), security(("api_key" = [])))]
 async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ValidateResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
-    let dry = pipeline::dry_run(&state, &account(depot), task_from(&body)?).await?;
-    Ok(Json(ValidateResponse {
-        ok: true,
-        command: dry.command,
-        decisions: dry.decisions,
-        output_dir_id: dry.output_dir_id,
-    }))
+    Ok(Json(
+        dry_run_task(&state, &account(depot), task_from(&body)?).await?,
+    ))
 }
 
 /// What a task would cost, without running or charging it: time from the inputs' duration

@@ -2,10 +2,12 @@
 //! now when the task had none), so that a queued job or a retry never fetches again. An import
 //! is stored under a free name, but keeps the `@{name}` resolve gave it.
 
-use super::resolve::{InputFile, Resolved};
+use super::resolve::{InputFile, Resolved, url_file_name};
 use crate::app::AppState;
+use crate::db::{Account, FileRecord};
 use crate::error::{AppError, AppResult};
 use crate::net::NetError;
+use crate::task::{Source, source_of};
 use crate::{directories, files, metering, names};
 
 pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> {
@@ -25,7 +27,6 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
             d
         }
     };
-    let (plan_name, plan) = state.plan_of(&resolved.account)?;
     let outputs: Vec<String> = resolved
         .task
         .outputs
@@ -37,39 +38,97 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
         let InputFile::Url(url) = &input.file else {
             continue;
         };
-        let tmp = state
-            .scratch_dir
-            .join(format!("import-{}", names::random_id(16)));
-        let fetched = state
-            .net
-            .download(
-                url,
-                &tmp,
-                plan.max_file_size_bytes(),
-                std::time::Duration::from_secs(state.cfg.limits.import_timeout_s),
-            )
-            .await;
-        let stored = match fetched {
-            Ok(_) => match free_name(state, &dir.dir_id, &input.name, &outputs).await {
-                Ok(name) => files::store(state, &dir.dir_id, &name, &tmp, false).await,
-                Err(e) => Err(e),
-            },
-            Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
-                &input.name,
-                size,
-                &plan_name,
-                plan.max_file_size_mb,
-            )),
-            Err(e) => Err(e.into()),
-        };
-        let _ = tokio::fs::remove_file(&tmp).await;
-        input.file = InputFile::Stored(stored?);
+        let name = free_name(state, &dir.dir_id, &input.name, &outputs).await?;
+        let stored = fetch(
+            state,
+            &resolved.account,
+            &dir.dir_id,
+            url,
+            &name,
+            &input.name,
+        )
+        .await?;
+        input.file = InputFile::Stored(stored);
         imported = true;
     }
     if imported {
         metering::check_quota(state, &resolved.account, resolved.stored_bytes()).await?;
     }
     Ok(())
+}
+
+/// One URL stored as a file of its own (the MCP tool `import_url`), by the same rules as a
+/// task's URL input: the outbound policy, the plan's file size, the quota, a directory of the
+/// caller's (a new one without `dir_id`). Without `file_name` the URL's last segment names it,
+/// made free in the directory; a given name must be valid and free (409 otherwise).
+pub async fn import_url(
+    state: &AppState,
+    account: &Account,
+    raw_url: &str,
+    dir_id: Option<&str>,
+    file_name: Option<&str>,
+) -> AppResult<FileRecord> {
+    if let Some(name) = file_name {
+        if !names::valid_file_name(name) {
+            return Err(AppError::BadRequest(names::INVALID_FILE_NAME.into()));
+        }
+    }
+    let url = match source_of(raw_url) {
+        Some(Source::Url(raw)) => state.net.check(raw).await?,
+        _ => return Err(AppError::BadRequest("url must be an http(s) URL".into())),
+    };
+    metering::check_quota(state, account, 0).await?;
+    let dir = match dir_id {
+        Some(id) => directories::owned(state, account, id).await?,
+        None => directories::create(state, account, directories::DEFAULT_TTL_S).await?,
+    };
+    let name = match file_name {
+        Some(name) => {
+            if state.db.file(&dir.dir_id, name).await?.is_some() {
+                return Err(AppError::FileExists(name.to_string()));
+            }
+            name.to_string()
+        }
+        None => free_name(state, &dir.dir_id, &url_file_name(&url), &[]).await?,
+    };
+    fetch(state, account, &dir.dir_id, &url, &name, &name).await
+}
+
+/// Fetches a URL (at most the plan's file size) and stores it as `name` in `dir_id`; a refusal
+/// over the size names it `shown`.
+async fn fetch(
+    state: &AppState,
+    account: &Account,
+    dir_id: &str,
+    url: &url::Url,
+    name: &str,
+    shown: &str,
+) -> AppResult<FileRecord> {
+    let (plan_name, plan) = state.plan_of(account)?;
+    let tmp = state
+        .scratch_dir
+        .join(format!("import-{}", names::random_id(16)));
+    let stored = match state
+        .net
+        .download(
+            url,
+            &tmp,
+            plan.max_file_size_bytes(),
+            std::time::Duration::from_secs(state.cfg.limits.import_timeout_s),
+        )
+        .await
+    {
+        Ok(_) => files::store(state, dir_id, name, &tmp, false).await,
+        Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
+            shown,
+            size,
+            &plan_name,
+            plan.max_file_size_mb,
+        )),
+        Err(e) => Err(e.into()),
+    };
+    let _ = tokio::fs::remove_file(&tmp).await;
+    stored
 }
 
 /// A name for an imported file that clashes with no file of the directory and no output.

@@ -29,6 +29,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use tokio::sync::watch;
 
+pub use import::import_url;
 pub use resolve::{Input, InputFile, Resolved, reload, resolve, resolve_unmetered, url_file_name};
 
 use crate::app::AppState;
@@ -86,8 +87,18 @@ pub fn admit(state: &AppState, account: &Account) -> AppResult<TaskPermit> {
 
 /// A task run now, for the request that waits for it: admit, prepare, execute, charge.
 pub async fn run_now(state: &Arc<AppState>, account: &Account, task: Task) -> AppResult<Completed> {
+    run_now_watched(state, account, task, None).await
+}
+
+/// `run_now`, publishing ffmpeg's progress (microseconds of media processed) as it goes.
+pub async fn run_now_watched(
+    state: &Arc<AppState>,
+    account: &Account,
+    task: Task,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Completed> {
     let permit = admit(state, account)?;
-    run_admitted(state, account, task, &permit).await
+    run_admitted(state, account, task, &permit, progress).await
 }
 
 /// `run_now` for a caller that admitted the task already (it did work of its own first).
@@ -96,9 +107,10 @@ pub async fn run_admitted(
     account: &Account,
     task: Task,
     _admitted: &TaskPermit,
+    progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Completed> {
     let resolved = prepare(state, account, task).await?;
-    let done = execute(state, &resolved, None).await?;
+    let done = execute(state, &resolved, progress).await?;
     metering::charge(state, &account.name, &done.charge).await?;
     Ok(done)
 }

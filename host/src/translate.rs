@@ -1,0 +1,139 @@
+//! Plain language → a task or a probe configuration (beta): the translator plugin gets the
+//! instructions and facts about each input, and what it returns then runs through the same
+//! pipeline as a hand-written request (validation, command builder, sandbox, metering, quota).
+//! The natural-language endpoints and the MCP tools `ask` and `ask_probe` both start here.
+
+use crate::app::AppState;
+use crate::db::Account;
+use crate::error::{AppError, AppResult};
+use crate::media::inspect;
+use crate::pipeline::{self, InputFile};
+use crate::plugins::{PluginError, facts_from_probe};
+use crate::task::{ProbeConfig, Source, Task, TaskInput, TaskOutput, source_of};
+use crate::{directories, pipeline::url_file_name};
+
+pub const MAX_INSTRUCTIONS: usize = 2000;
+
+/// A request to turn instructions over some inputs into a task.
+#[derive(Debug, Clone)]
+pub struct TaskRequest {
+    pub instructions: String,
+    /// `<dir_id>/<file_name>` or URLs, as a task's inputs.
+    pub inputs: Vec<String>,
+    pub output_dir_id: Option<String>,
+}
+
+/// The instructions, trimmed: required, and at most `MAX_INSTRUCTIONS` bytes.
+pub fn instructions(given: Option<&str>) -> AppResult<String> {
+    match given.map(str::trim) {
+        Some(s) if !s.is_empty() && s.len() <= MAX_INSTRUCTIONS => Ok(s.to_string()),
+        Some(s) if !s.is_empty() => Err(AppError::BadRequest(format!(
+            "instructions are limited to {MAX_INSTRUCTIONS} characters"
+        ))),
+        _ => Err(AppError::Required("instructions")),
+    }
+}
+
+fn translation_error(e: PluginError) -> AppError {
+    match e {
+        PluginError::Refused { message, .. } => {
+            AppError::BadRequest(format!("Could not translate the instructions: {message}"))
+        }
+        other => other.into(),
+    }
+}
+
+/// Resolves and imports the inputs, asks the translator for a task over them, and returns the
+/// task as it will run (inputs as stored files, output directory fixed).
+pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> AppResult<Task> {
+    let instructions = instructions(Some(&req.instructions))?;
+    // Inputs are checked and imported as for any task; the outputs are not known yet.
+    let inputs_only = Task {
+        inputs: req
+            .inputs
+            .iter()
+            .map(|p| TaskInput {
+                file_path: p.clone(),
+                options: Vec::new(),
+            })
+            .collect(),
+        outputs: vec![TaskOutput {
+            file: "pending-translation".into(),
+            options: vec![],
+            maps: vec![],
+        }],
+        filter_complex: None,
+        output_dir_id: req.output_dir_id.clone(),
+    };
+    let resolved = pipeline::prepare(state, account, inputs_only).await?;
+    let mut facts = Vec::new();
+    let mut paths = Vec::new();
+    for input in &resolved.inputs {
+        let InputFile::Stored(file) = &input.file else {
+            continue;
+        };
+        let probed = inspect::inspect(state, &account.name, file).await;
+        facts.push(facts_from_probe(
+            &file.file_name,
+            file.size,
+            probed.as_ref(),
+        ));
+        paths.push((
+            file.file_name.clone(),
+            format!("{}/{}", file.dir_id, file.file_name),
+        ));
+    }
+    let mut generated = state
+        .plugins
+        .translate_task(&instructions, &facts)
+        .await
+        .map_err(translation_error)?;
+    for input in &mut generated.inputs {
+        let path = paths
+            .iter()
+            .find(|(name, _)| *name == input.file_path)
+            .map(|(_, p)| p.clone());
+        input.file_path = path.ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "The translator referred to an unknown input '{}'",
+                input.file_path
+            ))
+        })?;
+    }
+    generated.output_dir_id = resolved.output_dir.map(|d| d.dir_id);
+    Ok(generated)
+}
+
+/// Asks the translator for a probe configuration for one input (a stored file of the
+/// caller's, or a URL, which is analysed in place: the translator gets its name).
+pub async fn probe(
+    state: &AppState,
+    account: &Account,
+    instructions: &str,
+    file_path: &str,
+) -> AppResult<ProbeConfig> {
+    let instructions = self::instructions(Some(instructions))?;
+    let facts = match source_of(file_path).ok_or(AppError::InvalidFilePath)? {
+        Source::Stored { dir_id, file_name } => {
+            directories::owned(state, account, dir_id).await?;
+            let file = state
+                .db
+                .file(dir_id, file_name)
+                .await?
+                .ok_or(AppError::FileNotFound)?;
+            let probed = inspect::inspect(state, &account.name, &file).await;
+            facts_from_probe(file_name, file.size, probed.as_ref())
+        }
+        Source::Url(raw) => {
+            let name = url::Url::parse(raw)
+                .map(|u| url_file_name(&u))
+                .unwrap_or_else(|_| "input".into());
+            facts_from_probe(&name, 0, None)
+        }
+    };
+    state
+        .plugins
+        .translate_probe(&instructions, &facts)
+        .await
+        .map_err(translation_error)
+}
