@@ -108,7 +108,8 @@ pub async fn execute(
     // Seams: an estimate, then a cache look-up (or joining an identical run in flight), go
     // here; a split encode replaces the one `run` below with segment sub-jobs.
     let elapsed = run::ffmpeg(state, &scratch, &staged, built.argv, progress).await?;
-    let outputs = register::outputs(state, &output_dir, &scratch.outputs()).await?;
+    let outputs =
+        register::outputs(state, &output_dir, &resolved.inputs, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
     Ok(Completed {

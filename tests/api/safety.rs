@@ -1,0 +1,71 @@
+//! Issue #15: what one tenant sends cannot overwrite its inputs, repeat a job, outlive its
+//! directory, exhaust memory or disk, read operator figures, and faults lose nothing.
+
+use serde_json::json;
+
+use crate::support::*;
+
+/// Names ffmpeg produces (a numbering pattern, HLS segments) that equal one of the task's
+/// inputs fail the task with the spec's 400 and register nothing; the input is unchanged.
+#[tokio::test]
+async fn produced_names_never_replace_an_input() {
+    let s = Server::start().await;
+    let m = media();
+    let still = s
+        .upload(
+            ALICE,
+            None,
+            "still_1.png",
+            std::fs::read(m.image()).unwrap(),
+        )
+        .await;
+    let dir = still.split('/').next().unwrap().to_string();
+    let clip = s.upload_file(ALICE, Some(&dir), &m.short()).await;
+    let before = s.download(ALICE, &still).await;
+
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": clip}, {"file_path": still}],
+            "outputs": [{"file": "still_%d.png", "maps": ["0:v"], "options": ["-frames:v", "2"]}],
+        }))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        "Output filename 'still_1.png' conflicts with an existing input file"
+    );
+    assert_eq!(
+        s.download(ALICE, &still).await,
+        before,
+        "the input was replaced"
+    );
+    let (_, other) = s.get(&format!("/file/{dir}/still_2.png"), ALICE).await;
+    assert_eq!(other["ok"], false, "an output was registered: {other}");
+
+    // An HLS playlist whose first segment is named like an input.
+    let clip_bytes = std::fs::read(m.short()).unwrap();
+    let seg = s
+        .upload(ALICE, Some(&dir), "p0.ts", clip_bytes.clone())
+        .await;
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": clip}, {"file_path": seg}],
+            "outputs": [{"file": "p.m3u8", "maps": ["0:v"], "options": ["-c:v", "libx264", "-preset", "ultrafast", "-f", "hls", "-hls_time", "1"]}],
+        }))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        "Output filename 'p0.ts' conflicts with an existing input file"
+    );
+    assert!(
+        s.download(ALICE, &seg).await == clip_bytes,
+        "the input was replaced"
+    );
+    let (_, listing) = s.get(&format!("/directory/{dir}"), ALICE).await;
+    let names: Vec<&str> = listing["files"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|f| f["file_name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!names.contains(&"p.m3u8"), "{listing}");
+}
