@@ -69,3 +69,33 @@ async fn produced_names_never_replace_an_input() {
         .unwrap_or_default();
     assert!(!names.contains(&"p.m3u8"), "{listing}");
 }
+
+/// Simultaneous submissions with one `Idempotency-Key` make one job.
+#[tokio::test]
+async fn concurrent_submissions_with_one_idempotency_key_make_one_job() {
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let task = json!({ "task": {
+        "inputs": [{"file_path": input}],
+        "outputs": [{"file": "one.png", "options": ["-frames:v", "1"]}],
+    }});
+    let posts = (0..8).map(|_| {
+        s.http()
+            .post(s.url("/ffmpeg/process/async"))
+            .header("Authorization", format!("Basic {ALICE}"))
+            .header("Idempotency-Key", "same-order")
+            .json(&task)
+            .send()
+    });
+    let mut ids = std::collections::BTreeSet::new();
+    for res in futures_util::future::join_all(posts).await {
+        let res = res.unwrap();
+        let status = res.status();
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert!(status.is_success(), "{status} {body}");
+        ids.insert(body["job_id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    let (_, page) = s.get("/jobs", ALICE).await;
+    assert_eq!(page["pagination"]["total"], 1, "{page}");
+}

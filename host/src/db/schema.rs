@@ -24,4 +24,6 @@ DEFINE INDEX IF NOT EXISTS job_account_created ON job FIELDS account, created_at
 DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
 DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
 DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
+-- One record per (account, key) hash: the job that holds the key (`Db::create_job`).
+DEFINE TABLE IF NOT EXISTS idem SCHEMALESS;
 "#;
