@@ -92,6 +92,9 @@ pub struct Storage {
     pub download_url_ttl_s: u64,
     /// How often expired directories and half-finished uploads and deletes are swept.
     pub sweep_interval_s: u64,
+    /// Objects no file record refers to (left by a crash or a race with expiry) are removed
+    /// once they are this old.
+    pub orphan_grace_s: u64,
     pub s3: Option<S3>,
 }
 
@@ -104,6 +107,7 @@ impl Default for Storage {
             upload_url_ttl_s: 3600,
             download_url_ttl_s: 300,
             sweep_interval_s: 60,
+            orphan_grace_s: 3600,
             s3: None,
         }
     }

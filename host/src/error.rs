@@ -99,6 +99,8 @@ pub enum AppError {
     NotUploaded,
     #[error("Job not found")]
     JobNotFound,
+    #[error("The output directory expired before the task finished; its outputs were discarded")]
+    OutputDirectoryExpired,
     #[error("Not found")]
     NotFound,
 
@@ -176,7 +178,12 @@ impl AppError {
             | UploadUrlExpired
             | DownloadUrlExpired
             | BadSignature => StatusCode::FORBIDDEN,
-            DirectoryNotFound | FileNotFound | FileMissing | NotUploaded | JobNotFound
+            DirectoryNotFound
+            | FileNotFound
+            | FileMissing
+            | NotUploaded
+            | JobNotFound
+            | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
             LegacyRunRemoved => StatusCode::GONE,

@@ -25,11 +25,12 @@ pub fn pending(dir_id: &str, name: &str) -> FileRecord {
     }
 }
 
-/// Creates a record, 409 when the name is taken.
+/// Creates a record, 409 when the name is taken, 404 when the directory is no longer live.
 pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
-    match state.db.create_file(record).await {
+    match state.db.create_file(record, clock::now_ms()).await {
         Ok(()) => Ok(()),
         Err(DbError::Conflict) => Err(AppError::FileExists(record.file_name.clone())),
+        Err(DbError::DirectoryGone) => Err(AppError::DirectoryNotFound),
         Err(e) => Err(e.into()),
     }
 }
@@ -49,12 +50,29 @@ pub async fn store(
     }
     let record = pending(dir_id, name);
     create(state, &record).await?;
-    let size = state.store.put_file(&record.object_id, src).await?;
-    state
+    let size = match state.store.put_file(&record.object_id, src).await {
+        Ok(size) => size,
+        Err(e) => {
+            // No record without bytes: the pending record goes with whatever was written.
+            if let Err(cleanup) = delete(state, dir_id, name).await {
+                tracing::warn!(dir_id, name, "removing a failed store: {cleanup}");
+            }
+            return Err(e.into());
+        }
+    };
+    match state
         .db
         .mark_uploaded(&record.object_id, size, guess_type(name).as_deref())
         .await?
-        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("stored file {name} vanished")))
+    {
+        Some(file) => Ok(file),
+        None => {
+            // The directory expired (its sweep marked the record) while the bytes went in; the
+            // sweep may have finished before they landed, so they are removed here too.
+            state.store.delete(&record.object_id).await?;
+            Err(AppError::DirectoryNotFound)
+        }
+    }
 }
 
 /// The file if its bytes are in the store. An upload made straight to a store that cannot cap

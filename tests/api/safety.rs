@@ -99,3 +99,76 @@ async fn concurrent_submissions_with_one_idempotency_key_make_one_job() {
     let (_, page) = s.get("/jobs", ALICE).await;
     assert_eq!(page["pagination"]["total"], 1, "{page}");
 }
+
+/// Every object file under the local store.
+fn stored_objects(s: &Server) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for shard in std::fs::read_dir(s.dir.join("files/objects")).unwrap() {
+        for object in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            found.push(object.unwrap().path());
+        }
+    }
+    found
+}
+
+/// A task that outlives its output directory fails, and none of its bytes stay behind: once
+/// the directory's sweep ran, the store holds nothing.
+#[tokio::test]
+async fn a_task_that_outlives_its_directory_leaves_nothing() {
+    let s = Server::start().await;
+    let (status, dir) = s.post("/directory", ALICE, json!({"ttl": 4})).await;
+    assert_eq!(status, 200, "{dir}");
+    let dir = dir["directory"]["id"].as_str().unwrap().to_string();
+    let input = s.upload_file(ALICE, Some(&dir), &media().short()).await;
+    // About 6 s of real-time reading, two outputs.
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": input, "options": ["-re", "-stream_loop", "2"]}],
+            "outputs": [
+                {"file": "a.mp4", "options": ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]},
+                {"file": "b.wav", "maps": ["0:a"]},
+            ],
+        }))
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(
+        body["error"],
+        "The output directory expired before the task finished; its outputs were discarded"
+    );
+    let (status, _) = s.get(&format!("/directory/{dir}"), ALICE).await;
+    assert_eq!(status, 404);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !stored_objects(&s).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "objects left: {:?}",
+            stored_objects(&s)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// Bytes in the store that no record refers to are removed after the grace period; objects
+/// with a record, and files that are not object ids, stay.
+#[tokio::test]
+async fn orphaned_objects_are_swept() {
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__STORAGE__ORPHAN_GRACE_S",
+        "2",
+    )]))
+    .await;
+    let kept = s.upload(ALICE, None, "kept.bin", b"kept".to_vec()).await;
+    let shard = s.dir.join("files/objects/Zz");
+    std::fs::create_dir_all(&shard).unwrap();
+    let orphan = shard.join("Zz3456789012345678901234567890ab");
+    let foreign = shard.join("not-an-object.txt");
+    std::fs::write(&orphan, b"orphan").unwrap();
+    std::fs::write(&foreign, b"foreign").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while orphan.exists() {
+        assert!(std::time::Instant::now() < deadline, "the orphan stayed");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(foreign.exists());
+    assert_eq!(s.download(ALICE, &kept).await, b"kept");
+}

@@ -42,6 +42,7 @@ pub async fn outputs(
                 }
                 return Err(match e {
                     AppError::FileExists(name) => AppError::OutputRace(name),
+                    AppError::DirectoryNotFound => AppError::OutputDirectoryExpired,
                     other => other,
                 });
             }

@@ -134,4 +134,23 @@ impl ObjectStore for LocalStore {
             Err(e) => Err(e.into()),
         }
     }
+
+    async fn list(&self) -> anyhow::Result<Vec<(String, SystemTime)>> {
+        let mut found = Vec::new();
+        let mut shards = tokio::fs::read_dir(self.root.join("objects")).await?;
+        while let Some(shard) = shards.next_entry().await? {
+            let Ok(mut objects) = tokio::fs::read_dir(shard.path()).await else {
+                continue;
+            };
+            while let Some(entry) = objects.next_entry().await? {
+                let (Ok(name), Ok(meta)) =
+                    (entry.file_name().into_string(), entry.metadata().await)
+                else {
+                    continue;
+                };
+                found.push((name, meta.modified()?));
+            }
+        }
+        Ok(found)
+    }
 }
