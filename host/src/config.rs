@@ -172,6 +172,8 @@ pub struct Limits {
     pub max_output_files: usize,
     pub max_inputs: usize,
     pub max_outputs: usize,
+    /// Memory ceiling of every ffmpeg/ffprobe run (RLIMIT_AS: address space); 0: none.
+    pub process_memory_mb: u64,
 }
 
 impl Default for Limits {
@@ -185,6 +187,7 @@ impl Default for Limits {
             max_output_files: 2000,
             max_inputs: 16,
             max_outputs: 16,
+            process_memory_mb: 2048,
         }
     }
 }

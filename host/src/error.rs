@@ -33,6 +33,8 @@ pub enum AppError {
     NoOutputs,
     #[error("A task may have at most {inputs} inputs and {outputs} outputs")]
     TooManyFiles { inputs: usize, outputs: usize },
+    #[error("The command is too long: {0}")]
+    CommandTooLong(String),
     #[error("Invalid output file name '{0}'")]
     InvalidOutputName(String),
     #[error("webhook_url must be a string")]
@@ -129,6 +131,8 @@ pub enum AppError {
     TimedOut { what: &'static str, seconds: u64 },
     #[error("Outputs exceeded the limit of {max_bytes} bytes or {max_files} files")]
     OutputsTooLarge { max_bytes: u64, max_files: usize },
+    #[error("Processing exceeded the memory limit of {0} MB")]
+    OutOfMemory(u64),
     #[error("FFmpeg produced no output file")]
     NoOutputProduced,
     #[error("Output '{0}' was created concurrently")]
@@ -162,6 +166,7 @@ impl AppError {
             | NoOutputs
             | TooManyFiles { .. }
             | InvalidOutputName(_)
+            | CommandTooLong(_)
             | WebhookUrlType
             | PluginRefused(_)
             | HostRefused(_)
@@ -192,6 +197,7 @@ impl AppError {
             | ParseResponse
             | TimedOut { .. }
             | OutputsTooLarge { .. }
+            | OutOfMemory(_)
             | NoOutputProduced
             | OutputRace(_)
             | PluginFailed(_)

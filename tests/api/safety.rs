@@ -172,3 +172,67 @@ async fn orphaned_objects_are_swept() {
     assert!(foreign.exists());
     assert_eq!(s.download(ALICE, &kept).await, b"kept");
 }
+
+/// Every run has a memory ceiling: a filter graph that buffers far more than it allows fails
+/// with a message naming the limit, while ordinary runs under the same ceiling succeed.
+#[tokio::test]
+async fn a_run_over_the_memory_ceiling_fails_clearly() {
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__LIMITS__PROCESS_MEMORY_MB",
+        "512",
+    )]))
+    .await;
+    let clip = s.upload_file(ALICE, None, &media().short()).await;
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": clip}],
+            "outputs": [{"file": "small.mp4", "options": ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]}],
+        }))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // Thirty 4096x4096 frames held at once: about 750 MB.
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": clip}],
+            "outputs": [{"file": "big.mp4", "options": ["-vf", "scale=4096:4096,format=yuv420p,loop=loop=1:size=30:start=0,scale=64:64", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}],
+        }))
+        .await;
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(
+        body["error"], "Processing exceeded the memory limit of 512 MB",
+        "{body}"
+    );
+}
+
+/// An argv the kernel would refuse is a 400 naming the limit, not a failed exec.
+#[tokio::test]
+async fn an_overlong_command_is_refused_with_the_limit() {
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__SERVER__MAX_JSON_BODY_KB",
+        "4096",
+    )]))
+    .await;
+    let clip = s.upload_file(ALICE, None, &media().short()).await;
+    // Within the command builder's bounds (4 KB a value, 512 tokens an output): 1.2 MB in all.
+    let outputs: Vec<_> = (0..4)
+        .map(|o| {
+            let mut options = vec!["-c".to_string(), "copy".to_string()];
+            for i in 0..200 {
+                options.push("-metadata".into());
+                options.push(format!("c{i}={}", "x".repeat(1500)));
+            }
+            json!({"file": format!("long{o}.mp4"), "options": options})
+        })
+        .collect();
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": clip}], "outputs": outputs}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        "The command is too long: arguments may total at most 1048576 bytes, each at most 131071"
+    );
+}
