@@ -166,17 +166,30 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
             anyhow::anyhow!("config key `server.listen`: cannot listen on {listen}: {e}")
         })?;
     let addr = acceptor.local_addr()?;
+    let operator = operator_listener(&cfg.server.operator_listen).await?;
     let state = AppState::start(cfg, addr).await?;
     tokio::spawn(sweeper::run(state.clone()));
     crate::jobs::worker::spawn(&state);
     let server = Server::new(acceptor);
-    let handle = server.handle();
+    let mut handles = vec![server.handle()];
+    if let Some(acceptor) = operator {
+        let operator = Server::new(acceptor);
+        handles.push(operator.handle());
+        let service = crate::api::operator_service(state.clone());
+        tokio::spawn(async move {
+            if let Err(e) = operator.try_serve(service).await {
+                tracing::error!("operator listener stopped: {e}");
+            }
+        });
+    }
     let stopping = state.stopping.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
         tracing::info!("shutting down: no new jobs; open requests get 30 s");
         stopping.cancel();
-        handle.stop_graceful(Some(Duration::from_secs(30)));
+        for handle in handles {
+            handle.stop_graceful(Some(Duration::from_secs(30)));
+        }
     });
     tracing::info!("listening on http://{addr}");
     println!("mediaforge listening on http://{addr}");
@@ -191,6 +204,22 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The operator listener (`server.operator_listen`), bound before anything starts so a wrong
+/// address stops start-up; `None` when not configured.
+async fn operator_listener(listen: &str) -> anyhow::Result<Option<salvo::conn::tcp::TcpAcceptor>> {
+    if listen.is_empty() {
+        return Ok(None);
+    }
+    let acceptor = TcpListener::new(listen.to_string())
+        .try_bind()
+        .await
+        .map_err(|e| {
+            anyhow::anyhow!("config key `server.operator_listen`: cannot listen on {listen}: {e}")
+        })?;
+    tracing::info!("operator listener on http://{}", acceptor.local_addr()?);
+    Ok(Some(acceptor))
 }
 
 async fn shutdown_signal() {

@@ -33,6 +33,12 @@ pub struct Server {
     pub max_json_body_kb: u64,
     /// Where the server keeps scratch space, compiled plugins and the local database.
     pub data_dir: PathBuf,
+    /// A second listener (e.g. `127.0.0.1:9464`) serving `/metrics` and the detail of
+    /// `/readyz` to whoever reaches it; empty: none.
+    pub operator_listen: String,
+    /// On the main port, `/metrics` and the detail of `/readyz` need
+    /// `Authorization: Bearer <token>`; empty: they are not served there.
+    pub operator_token: String,
 }
 
 impl Default for Server {
@@ -42,6 +48,8 @@ impl Default for Server {
             public_url: "http://127.0.0.1:8080".into(),
             max_json_body_kb: 1024,
             data_dir: "data".into(),
+            operator_listen: String::new(),
+            operator_token: String::new(),
         }
     }
 }

@@ -56,6 +56,8 @@ pub enum AppError {
     // 401
     #[error("Invalid API key")]
     InvalidApiKey,
+    #[error("Operator token required")]
+    OperatorOnly,
 
     // 403
     #[error("Quota exceeded")]
@@ -173,7 +175,7 @@ impl AppError {
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
-            InvalidApiKey => StatusCode::UNAUTHORIZED,
+            InvalidApiKey | OperatorOnly => StatusCode::UNAUTHORIZED,
             QuotaExceeded
             | QuotaInsufficient { .. }
             | FileTooLarge { .. }

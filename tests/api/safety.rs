@@ -236,3 +236,57 @@ async fn an_overlong_command_is_refused_with_the_limit() {
         "The command is too long: arguments may total at most 1048576 bytes, each at most 131071"
     );
 }
+
+/// `/metrics` (job counts across tenants) and `/readyz`'s detail are for the operator: with
+/// the token on the main port, or through the operator listener; `/healthz` stays public.
+#[tokio::test]
+async fn operator_figures_need_the_token_or_the_operator_listener() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let listen = format!("127.0.0.1:{port}");
+    let s = Server::start_with(Options::env(&[(
+        "MEDIAFORGE__SERVER__OPERATOR_LISTEN",
+        &listen,
+    )]))
+    .await;
+    let http = s.http();
+    for auth in [None, Some("Bearer wrong"), Some(&*format!("Basic {ALICE}"))] {
+        let mut req = http.get(s.url("/metrics"));
+        if let Some(auth) = auth {
+            req = req.header("Authorization", auth);
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(res.status(), 401, "{auth:?}");
+        let text = res.text().await.unwrap();
+        assert!(!text.contains("mediaforge_"), "{text}");
+    }
+    let (status, ready) = s.call("GET", "/readyz", None, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(ready, json!({"ok": true}));
+    let (status, _) = s.call("GET", "/healthz", None, None).await;
+    assert_eq!(status, 200);
+
+    assert!(s.metrics().await.contains("mediaforge_jobs"));
+    let (_, ready) = s.readyz().await;
+    assert_eq!(ready["database"], "ok");
+
+    let res = http
+        .get(format!("http://{listen}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("mediaforge_jobs"));
+    let ready: serde_json::Value = http
+        .get(format!("http://{listen}/readyz"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ready["database"], "ok", "{ready}");
+}

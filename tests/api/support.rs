@@ -17,6 +17,8 @@ pub const BOB: &str = "key_bob_1234567";
 pub const PRO: &str = "key_pro_1234567";
 /// On a plan with a tiny monthly quota (about 200 KB).
 pub const DAVE: &str = "key_dave_123456";
+/// `server.operator_token` of every test server: `/metrics` and `/readyz` detail need it.
+pub const OPERATOR_TOKEN: &str = "operator_token_test_0123456789";
 
 /// Where `make plugins` put the components (default plugins and test fixtures).
 pub fn wasm_dir() -> PathBuf {
@@ -308,10 +310,29 @@ impl Server {
         &self.client
     }
 
-    /// The Prometheus text of `/metrics`.
+    /// The Prometheus text of `/metrics`, asked with the operator token.
     pub async fn metrics(&self) -> String {
-        let res = self.client.get(self.url("/metrics")).send().await.unwrap();
+        let res = self
+            .client
+            .get(self.url("/metrics"))
+            .bearer_auth(OPERATOR_TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
         res.text().await.unwrap()
+    }
+
+    /// `/readyz` with the operator token (status and detail).
+    pub async fn readyz(&self) -> (StatusCode, Value) {
+        let res = self
+            .client
+            .get(self.url("/readyz"))
+            .bearer_auth(OPERATOR_TOKEN)
+            .send()
+            .await
+            .unwrap();
+        (res.status(), res.json().await.unwrap())
     }
 }
 
@@ -368,6 +389,7 @@ fn config_text(dir: &Path, opts: &Options) -> String {
 listen = "127.0.0.1:0"
 public_url = ""
 data_dir = "{d}/data"
+operator_token = "{OPERATOR_TOKEN}"
 
 [database]
 url = "{db}"
