@@ -147,11 +147,18 @@ pub fn mb_to_bytes(mb: f64) -> u64 {
 pub struct Plan {
     pub max_file_size_mb: f64,
     pub monthly_quota_gb: f64,
+    /// Bytes an account may keep in its live directories; absent: no limit.
+    #[serde(default)]
+    pub max_storage_gb: Option<f64>,
 }
 
 impl Plan {
     pub fn max_file_size_bytes(&self) -> u64 {
         mb_to_bytes(self.max_file_size_mb)
+    }
+
+    pub fn max_storage_bytes(&self) -> Option<u64> {
+        self.max_storage_gb.map(|gb| (gb * 1_073_741_824.0) as u64)
     }
 
     pub fn monthly_quota_bytes(&self) -> u64 {

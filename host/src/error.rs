@@ -78,6 +78,8 @@ pub enum AppError {
         plan: String,
         max_mb: String,
     },
+    #[error("Storage limit exceeded")]
+    StorageLimitExceeded,
     #[error("Unauthorized access to directory")]
     DirectoryForbidden,
     #[error("Unauthorized access to job")]
@@ -179,6 +181,7 @@ impl AppError {
             QuotaExceeded
             | QuotaInsufficient { .. }
             | FileTooLarge { .. }
+            | StorageLimitExceeded
             | DirectoryForbidden
             | JobForbidden
             | UrlTooLarge(_)

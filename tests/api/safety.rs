@@ -290,3 +290,65 @@ async fn operator_figures_need_the_token_or_the_operator_listener() {
         .unwrap();
     assert_eq!(ready["database"], "ok", "{ready}");
 }
+
+const ERIN: &str = "key_erin_1234567";
+
+/// A plan's `max_storage_gb` bounds the bytes an account keeps: an output that would pass it
+/// fails the task with 403 and registers nothing; an account at its limit makes no new file.
+#[tokio::test]
+async fn storage_per_account_is_bounded_by_the_plan() {
+    let s = Server::start_with(Options {
+        extra: format!(
+            r#"
+[plans.capped]
+max_file_size_mb = 10
+monthly_quota_gb = 10
+max_storage_gb = 0.0002
+
+[[accounts]]
+name = "erin"
+plan = "capped"
+api_key = "{ERIN}"
+"#
+        ),
+        ..Default::default()
+    })
+    .await;
+    let clip = s.upload_file(ERIN, None, &media().short()).await;
+    let dir = clip.split('/').next().unwrap().to_string();
+    // 50 raw 320x240 frames: 5.7 MB from a 55 KB input.
+    let (status, body) = s
+        .process(ERIN, json!({
+            "inputs": [{"file_path": clip}],
+            "outputs": [{"file": "raw.yuv", "options": ["-f", "rawvideo", "-pix_fmt", "yuv420p"]}],
+        }))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"], "Storage limit exceeded");
+    let (status, _) = s.get(&format!("/file/{dir}/raw.yuv"), ERIN).await;
+    assert_eq!(status, 404);
+    // A small output fits.
+    let (status, body) = s
+        .process(
+            ERIN,
+            json!({
+                "inputs": [{"file_path": clip}],
+                "outputs": [{"file": "one.png", "options": ["-frames:v", "1"]}],
+            }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // An upload takes the account past its limit (its size is known only once it lands);
+    // then no new file is accepted, in any directory.
+    s.upload_file(ERIN, Some(&dir), &media().tone()).await;
+    let (status, body) = s
+        .post("/file", ERIN, json!({"file_name": "more.bin"}))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"], "Storage limit exceeded");
+    // Other accounts are not affected.
+    let (status, _) = s
+        .post("/file", ALICE, json!({"file_name": "more.bin"}))
+        .await;
+    assert_eq!(status, 200);
+}

@@ -512,6 +512,24 @@ impl Db {
         .await
     }
 
+    /// Bytes of the visible files in the account's live directories.
+    pub async fn storage_used(&self, account: &str, now: i64) -> DbResult<u64> {
+        #[derive(Deserialize)]
+        struct Row {
+            n: Option<u64>,
+        }
+        Ok(self
+            .first::<Row>(
+                "SELECT math::sum(size) AS n FROM file WHERE state != 'deleting' AND dir_id IN
+                     (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now)
+                 GROUP ALL",
+                json!({ "a": account, "now": now }),
+            )
+            .await?
+            .and_then(|r| r.n)
+            .unwrap_or(0))
+    }
+
     /// Which of `objects` have no file record at all (in any state): bytes nothing refers to.
     pub async fn unrecorded_objects(&self, objects: &[String]) -> DbResult<Vec<String>> {
         // A missing record selects as NONE.

@@ -30,6 +30,14 @@ pub async fn outputs(
             return Err(AppError::OutputConflict(name.clone()));
         }
     }
+    let mut bytes = 0;
+    for (_, path) in &produced {
+        bytes += tokio::fs::metadata(path)
+            .await
+            .map_err(|e| AppError::Internal(e.into()))?
+            .len();
+    }
+    files::check_storage(state, &dir.dir_id, bytes).await?;
     let mut result = Vec::with_capacity(produced.len());
     for (name, path) in produced {
         let file = match files::store(state, &dir.dir_id, &name, &path, true).await {
