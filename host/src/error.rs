@@ -147,6 +147,10 @@ pub enum AppError {
     #[error("Internal server error")]
     Internal(#[source] anyhow::Error),
 
+    // 507
+    #[error("Insufficient storage")]
+    InsufficientStorage,
+
     // 502, 503
     #[error("Could not fetch input URL: {0}")]
     UrlUnreachable(String),
@@ -209,6 +213,7 @@ impl AppError {
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
             NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
+            InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 
@@ -272,7 +277,19 @@ impl From<crate::plugins::PluginError> for AppError {
 }
 
 impl From<anyhow::Error> for AppError {
+    /// A full disk (or quota) under the store or scratch space is the operator's to fix and
+    /// the client's to retry: 507, not a bare 500.
     fn from(e: anyhow::Error) -> Self {
+        let full = e.chain().any(|cause| {
+            cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+                io.kind() == std::io::ErrorKind::StorageFull
+                    || io.raw_os_error() == Some(libc::EDQUOT)
+            })
+        });
+        if full {
+            tracing::error!("storage full: {e:#}");
+            return AppError::InsufficientStorage;
+        }
         AppError::Internal(e)
     }
 }

@@ -352,3 +352,59 @@ api_key = "{ERIN}"
         .await;
     assert_eq!(status, 200);
 }
+
+/// The store's filesystem full while a task's outputs go in: 507, no record and no half file
+/// left, and the service works again (the space the failed copy took is freed at once).
+#[tokio::test]
+async fn a_full_store_fails_the_task_cleanly_and_recovers() {
+    let dir = temp_dir("full");
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&files)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIPPED a_full_store_fails_the_task_cleanly_and_recovers: cannot mount a tmpfs");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(files.clone());
+    let s = Server::start_with(Options {
+        dir: Some(dir.clone()),
+        ..Default::default()
+    })
+    .await;
+    let clip = s.upload_file(ALICE, None, &media().short()).await;
+    let folder = clip.split('/').next().unwrap().to_string();
+    let (status, body) = s
+        .process(ALICE, json!({
+            "inputs": [{"file_path": clip}],
+            "outputs": [{"file": "raw.yuv", "options": ["-f", "rawvideo", "-pix_fmt", "yuv420p"]}],
+        }))
+        .await;
+    assert_eq!(status, 507, "{body}");
+    assert_eq!(body["error"], "Insufficient storage");
+    let (status, _) = s.get(&format!("/file/{folder}/raw.yuv"), ALICE).await;
+    assert_eq!(status, 404);
+    let leftovers: Vec<_> = std::fs::read_dir(files.join("tmp")).unwrap().collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({
+                "inputs": [{"file_path": clip}],
+                "outputs": [{"file": "one.png", "options": ["-frames:v", "1"]}],
+            }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}

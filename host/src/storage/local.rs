@@ -112,7 +112,11 @@ impl ObjectStore for LocalStore {
         if tokio::fs::rename(src, &dest).await.is_err() {
             // Another filesystem: copy to a temp name, then rename, so the object appears whole.
             let tmp = self.temp_path();
-            tokio::fs::copy(src, &tmp).await?;
+            if let Err(e) = tokio::fs::copy(src, &tmp).await {
+                // A full disk must not stay full of half a copy.
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(e.into());
+            }
             tokio::fs::rename(&tmp, &dest).await?;
         }
         Ok(size)
