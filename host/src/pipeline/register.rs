@@ -37,7 +37,9 @@ pub async fn outputs(
             .map_err(|e| AppError::Internal(e.into()))?
             .len();
     }
-    files::check_storage(state, &dir.dir_id, bytes).await?;
+    files::check_storage(state, &dir.dir_id, bytes)
+        .await
+        .map_err(expired)?;
     let mut result = Vec::with_capacity(produced.len());
     for (name, path) in produced {
         let file = match files::store(state, &dir.dir_id, &name, &path, true).await {
@@ -50,8 +52,7 @@ pub async fn outputs(
                 }
                 return Err(match e {
                     AppError::FileExists(name) => AppError::OutputRace(name),
-                    AppError::DirectoryNotFound => AppError::OutputDirectoryExpired,
-                    other => other,
+                    other => expired(other),
                 });
             }
         };
@@ -82,4 +83,12 @@ async fn produced(out: &Path) -> AppResult<Vec<(String, PathBuf)>> {
     }
     produced.sort();
     Ok(produced)
+}
+
+/// The output directory was live when the task was resolved: gone now, it expired meanwhile.
+fn expired(e: AppError) -> AppError {
+    match e {
+        AppError::DirectoryNotFound => AppError::OutputDirectoryExpired,
+        other => other,
+    }
 }
