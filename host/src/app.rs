@@ -157,16 +157,18 @@ impl AppState {
 
 /// Serves until SIGINT/SIGTERM, then stops taking requests and lets running ones finish.
 pub async fn serve(cfg: Config) -> anyhow::Result<()> {
-    let listen = cfg.server.listen.clone();
-    // Bound first, so the port is known (listen may say port 0) before URLs are made.
-    let acceptor = TcpListener::new(listen.clone())
-        .try_bind()
-        .await
-        .map_err(|e| {
-            anyhow::anyhow!("config key `server.listen`: cannot listen on {listen}: {e}")
-        })?;
+    // Bound first, so the port is known (listen may say port 0) before URLs are made, and the
+    // operator listener too, so a wrong address stops start-up.
+    let acceptor = bind("server.listen", &cfg.server.listen).await?;
     let addr = acceptor.local_addr()?;
-    let operator = operator_listener(&cfg.server.operator_listen).await?;
+    let operator = match cfg.server.operator_listen.as_str() {
+        "" => None,
+        listen => {
+            let acceptor = bind("server.operator_listen", listen).await?;
+            tracing::info!("operator listener on http://{}", acceptor.local_addr()?);
+            Some(acceptor)
+        }
+    };
     let state = AppState::start(cfg, addr).await?;
     tokio::spawn(sweeper::run(state.clone()));
     crate::jobs::worker::spawn(&state);
@@ -206,20 +208,11 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The operator listener (`server.operator_listen`), bound before anything starts so a wrong
-/// address stops start-up; `None` when not configured.
-async fn operator_listener(listen: &str) -> anyhow::Result<Option<salvo::conn::tcp::TcpAcceptor>> {
-    if listen.is_empty() {
-        return Ok(None);
-    }
-    let acceptor = TcpListener::new(listen.to_string())
+async fn bind(key: &str, listen: &str) -> anyhow::Result<salvo::conn::tcp::TcpAcceptor> {
+    TcpListener::new(listen.to_string())
         .try_bind()
         .await
-        .map_err(|e| {
-            anyhow::anyhow!("config key `server.operator_listen`: cannot listen on {listen}: {e}")
-        })?;
-    tracing::info!("operator listener on http://{}", acceptor.local_addr()?);
-    Ok(Some(acceptor))
+        .map_err(|e| anyhow::anyhow!("config key `{key}`: cannot listen on {listen}: {e}"))
 }
 
 async fn shutdown_signal() {

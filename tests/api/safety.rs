@@ -293,6 +293,21 @@ async fn operator_figures_need_the_token_or_the_operator_listener() {
 
 const ERIN: &str = "key_erin_1234567";
 
+/// 50 raw 320x240 frames of the short clip: 5.7 MB from a 55 KB input.
+fn raw_video(clip: &str) -> serde_json::Value {
+    json!({
+        "inputs": [{"file_path": clip}],
+        "outputs": [{"file": "raw.yuv", "options": ["-f", "rawvideo", "-pix_fmt", "yuv420p"]}],
+    })
+}
+
+fn one_frame(clip: &str) -> serde_json::Value {
+    json!({
+        "inputs": [{"file_path": clip}],
+        "outputs": [{"file": "one.png", "options": ["-frames:v", "1"]}],
+    })
+}
+
 /// A plan's `max_storage_gb` bounds the bytes an account keeps: an output that would pass it
 /// fails the task with 403 and registers nothing; an account at its limit makes no new file.
 #[tokio::test]
@@ -316,13 +331,7 @@ api_key = "{ERIN}"
     .await;
     let clip = s.upload_file(ERIN, None, &media().short()).await;
     let dir = clip.split('/').next().unwrap().to_string();
-    // 50 raw 320x240 frames: 5.7 MB from a 55 KB input.
-    let (status, body) = s
-        .process(ERIN, json!({
-            "inputs": [{"file_path": clip}],
-            "outputs": [{"file": "raw.yuv", "options": ["-f", "rawvideo", "-pix_fmt", "yuv420p"]}],
-        }))
-        .await;
+    let (status, body) = s.process(ERIN, raw_video(&clip)).await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(body["error"], "Storage limit exceeded");
     let (status, _) = s.get(&format!("/file/{dir}/raw.yuv"), ERIN).await;
@@ -383,12 +392,7 @@ async fn a_full_store_fails_the_task_cleanly_and_recovers() {
     .await;
     let clip = s.upload_file(ALICE, None, &media().short()).await;
     let folder = clip.split('/').next().unwrap().to_string();
-    let (status, body) = s
-        .process(ALICE, json!({
-            "inputs": [{"file_path": clip}],
-            "outputs": [{"file": "raw.yuv", "options": ["-f", "rawvideo", "-pix_fmt", "yuv420p"]}],
-        }))
-        .await;
+    let (status, body) = s.process(ALICE, raw_video(&clip)).await;
     assert_eq!(status, 507, "{body}");
     assert_eq!(body["error"], "Insufficient storage");
     let (status, _) = s.get(&format!("/file/{folder}/raw.yuv"), ALICE).await;

@@ -312,27 +312,24 @@ impl Server {
 
     /// The Prometheus text of `/metrics`, asked with the operator token.
     pub async fn metrics(&self) -> String {
-        let res = self
-            .client
-            .get(self.url("/metrics"))
-            .bearer_auth(OPERATOR_TOKEN)
-            .send()
-            .await
-            .unwrap();
+        let res = self.operator_get("/metrics").await;
         assert_eq!(res.status(), 200);
         res.text().await.unwrap()
     }
 
     /// `/readyz` with the operator token (status and detail).
     pub async fn readyz(&self) -> (StatusCode, Value) {
-        let res = self
-            .client
-            .get(self.url("/readyz"))
+        let res = self.operator_get("/readyz").await;
+        (res.status(), res.json().await.unwrap())
+    }
+
+    async fn operator_get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
             .bearer_auth(OPERATOR_TOKEN)
             .send()
             .await
-            .unwrap();
-        (res.status(), res.json().await.unwrap())
+            .unwrap()
     }
 }
 
