@@ -96,7 +96,8 @@ impl AppState {
             &cfg.plugins.cache_dir,
             &net,
         )?);
-        let sandbox = Sandbox::detect(&cfg.sandbox).await?;
+        let mut sandbox = Sandbox::detect(&cfg.sandbox).await?;
+        sandbox.memory_bytes = cfg.limits.process_memory_mb * 1_048_576;
         tracing::info!("sandbox layer: {:?}", sandbox.layer);
         let scratch_dir = data_dir.join("scratch");
         // Scratch space of runs a crash interrupted.
@@ -157,26 +158,41 @@ impl AppState {
 
 /// Serves until SIGINT/SIGTERM, then stops taking requests and lets running ones finish.
 pub async fn serve(cfg: Config) -> anyhow::Result<()> {
-    let listen = cfg.server.listen.clone();
-    // Bound first, so the port is known (listen may say port 0) before URLs are made.
-    let acceptor = TcpListener::new(listen.clone())
-        .try_bind()
-        .await
-        .map_err(|e| {
-            anyhow::anyhow!("config key `server.listen`: cannot listen on {listen}: {e}")
-        })?;
+    // Bound first, so the port is known (listen may say port 0) before URLs are made, and the
+    // operator listener too, so a wrong address stops start-up.
+    let acceptor = bind("server.listen", &cfg.server.listen).await?;
     let addr = acceptor.local_addr()?;
+    let operator = match cfg.server.operator_listen.as_str() {
+        "" => None,
+        listen => {
+            let acceptor = bind("server.operator_listen", listen).await?;
+            tracing::info!("operator listener on http://{}", acceptor.local_addr()?);
+            Some(acceptor)
+        }
+    };
     let state = AppState::start(cfg, addr).await?;
     tokio::spawn(sweeper::run(state.clone()));
     crate::jobs::worker::spawn(&state);
     let server = Server::new(acceptor);
-    let handle = server.handle();
+    let mut handles = vec![server.handle()];
+    if let Some(acceptor) = operator {
+        let operator = Server::new(acceptor);
+        handles.push(operator.handle());
+        let service = crate::api::operator_service(state.clone());
+        tokio::spawn(async move {
+            if let Err(e) = operator.try_serve(service).await {
+                tracing::error!("operator listener stopped: {e}");
+            }
+        });
+    }
     let stopping = state.stopping.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
         tracing::info!("shutting down: no new jobs; open requests get 30 s");
         stopping.cancel();
-        handle.stop_graceful(Some(Duration::from_secs(30)));
+        for handle in handles {
+            handle.stop_graceful(Some(Duration::from_secs(30)));
+        }
     });
     tracing::info!("listening on http://{addr}");
     println!("mediaforge listening on http://{addr}");
@@ -191,6 +207,13 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+async fn bind(key: &str, listen: &str) -> anyhow::Result<salvo::conn::tcp::TcpAcceptor> {
+    TcpListener::new(listen.to_string())
+        .try_bind()
+        .await
+        .map_err(|e| anyhow::anyhow!("config key `{key}`: cannot listen on {listen}: {e}"))
 }
 
 async fn shutdown_signal() {

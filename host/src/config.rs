@@ -36,6 +36,12 @@ pub struct Server {
     /// A request body must keep up `body_min_bytes_per_s` on average after this grace (408).
     pub body_timeout_s: u64,
     pub body_min_bytes_per_s: u64,
+    /// A second listener (e.g. `127.0.0.1:9464`) serving `/metrics` and the detail of
+    /// `/readyz` to whoever reaches it; empty: none.
+    pub operator_listen: String,
+    /// On the main port, `/metrics` and the detail of `/readyz` need
+    /// `Authorization: Bearer <token>`; empty: they are not served there.
+    pub operator_token: String,
 }
 
 impl Default for Server {
@@ -47,6 +53,8 @@ impl Default for Server {
             data_dir: "data".into(),
             body_timeout_s: 30,
             body_min_bytes_per_s: 8192,
+            operator_listen: String::new(),
+            operator_token: String::new(),
         }
     }
 }
@@ -97,6 +105,9 @@ pub struct Storage {
     pub download_url_ttl_s: u64,
     /// How often expired directories and half-finished uploads and deletes are swept.
     pub sweep_interval_s: u64,
+    /// Objects no file record refers to (left by a crash or a race with expiry) are removed
+    /// once they are this old.
+    pub orphan_grace_s: u64,
     pub s3: Option<S3>,
 }
 
@@ -109,6 +120,7 @@ impl Default for Storage {
             upload_url_ttl_s: 3600,
             download_url_ttl_s: 300,
             sweep_interval_s: 60,
+            orphan_grace_s: 3600,
             s3: None,
         }
     }
@@ -149,11 +161,18 @@ pub struct Plan {
     /// Authenticated requests of one account per minute (per instance, token bucket).
     #[serde(default)]
     pub requests_per_minute: Option<u32>,
+    /// Bytes an account may keep in its live directories; absent: no limit.
+    #[serde(default)]
+    pub max_storage_gb: Option<f64>,
 }
 
 impl Plan {
     pub fn max_file_size_bytes(&self) -> u64 {
         mb_to_bytes(self.max_file_size_mb)
+    }
+
+    pub fn max_storage_bytes(&self) -> Option<u64> {
+        self.max_storage_gb.map(|gb| (gb * 1_073_741_824.0) as u64)
     }
 
     pub fn monthly_quota_bytes(&self) -> u64 {
@@ -184,6 +203,8 @@ pub struct Limits {
     pub max_output_files: usize,
     pub max_inputs: usize,
     pub max_outputs: usize,
+    /// Memory ceiling of every ffmpeg/ffprobe run (RLIMIT_AS: address space); 0: none.
+    pub process_memory_mb: u64,
 }
 
 impl Default for Limits {
@@ -198,6 +219,7 @@ impl Default for Limits {
             max_output_files: 2000,
             max_inputs: 16,
             max_outputs: 16,
+            process_memory_mb: 2048,
         }
     }
 }

@@ -33,6 +33,8 @@ pub enum AppError {
     NoOutputs,
     #[error("A task may have at most {inputs} inputs and {outputs} outputs")]
     TooManyFiles { inputs: usize, outputs: usize },
+    #[error("The command is too long: {0}")]
+    CommandTooLong(String),
     #[error("Invalid output file name '{0}'")]
     InvalidOutputName(String),
     #[error("webhook_url must be a string")]
@@ -56,6 +58,8 @@ pub enum AppError {
     // 401
     #[error("Invalid API key")]
     InvalidApiKey,
+    #[error("Operator token required")]
+    OperatorOnly,
 
     // 403
     #[error("Quota exceeded")]
@@ -76,6 +80,8 @@ pub enum AppError {
         plan: String,
         max_mb: String,
     },
+    #[error("Storage limit exceeded")]
+    StorageLimitExceeded,
     #[error("Unauthorized access to directory")]
     DirectoryForbidden,
     #[error("Unauthorized access to job")]
@@ -101,6 +107,8 @@ pub enum AppError {
     NotUploaded,
     #[error("Job not found")]
     JobNotFound,
+    #[error("The output directory expired before the task finished; its outputs were discarded")]
+    OutputDirectoryExpired,
     #[error("Not found")]
     NotFound,
 
@@ -141,6 +149,8 @@ pub enum AppError {
     TimedOut { what: &'static str, seconds: u64 },
     #[error("Outputs exceeded the limit of {max_bytes} bytes or {max_files} files")]
     OutputsTooLarge { max_bytes: u64, max_files: usize },
+    #[error("Processing exceeded the memory limit of {0} MB")]
+    OutOfMemory(u64),
     #[error("FFmpeg produced no output file")]
     NoOutputProduced,
     #[error("Output '{0}' was created concurrently")]
@@ -150,6 +160,10 @@ pub enum AppError {
     PluginFailed(String),
     #[error("Internal server error")]
     Internal(#[source] anyhow::Error),
+
+    // 507
+    #[error("Insufficient storage")]
+    InsufficientStorage,
 
     // 502, 503
     #[error("Could not fetch input URL: {0}")]
@@ -176,6 +190,7 @@ impl AppError {
             | NoOutputs
             | TooManyFiles { .. }
             | InvalidOutputName(_)
+            | CommandTooLong(_)
             | WebhookUrlType
             | InvalidPriority
             | PluginRefused(_)
@@ -183,17 +198,23 @@ impl AppError {
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
-            InvalidApiKey => StatusCode::UNAUTHORIZED,
+            InvalidApiKey | OperatorOnly => StatusCode::UNAUTHORIZED,
             QuotaExceeded
             | QuotaInsufficient { .. }
             | FileTooLarge { .. }
+            | StorageLimitExceeded
             | DirectoryForbidden
             | JobForbidden
             | UrlTooLarge(_)
             | UploadUrlExpired
             | DownloadUrlExpired
             | BadSignature => StatusCode::FORBIDDEN,
-            DirectoryNotFound | FileNotFound | FileMissing | NotUploaded | JobNotFound
+            DirectoryNotFound
+            | FileNotFound
+            | FileMissing
+            | NotUploaded
+            | JobNotFound
+            | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
             FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
@@ -204,6 +225,7 @@ impl AppError {
             | ParseResponse
             | TimedOut { .. }
             | OutputsTooLarge { .. }
+            | OutOfMemory(_)
             | NoOutputProduced
             | OutputRace(_)
             | PluginFailed(_)
@@ -211,6 +233,7 @@ impl AppError {
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
             UrlTimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
             NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
+            InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 
@@ -284,7 +307,19 @@ impl From<crate::plugins::PluginError> for AppError {
 }
 
 impl From<anyhow::Error> for AppError {
+    /// A full disk (or quota) under the store or scratch space is the operator's to fix and
+    /// the client's to retry: 507, not a bare 500.
     fn from(e: anyhow::Error) -> Self {
+        let full = e.chain().any(|cause| {
+            cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+                io.kind() == std::io::ErrorKind::StorageFull
+                    || io.raw_os_error() == Some(libc::EDQUOT)
+            })
+        });
+        if full {
+            tracing::error!("storage full: {e:#}");
+            return AppError::InsufficientStorage;
+        }
         AppError::Internal(e)
     }
 }

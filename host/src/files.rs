@@ -25,11 +25,37 @@ pub fn pending(dir_id: &str, name: &str) -> FileRecord {
     }
 }
 
-/// Creates a record, 409 when the name is taken.
+/// Refuses (403) when `adding` more bytes to `dir_id` would take its account past its plan's
+/// `max_storage_gb` (bytes in live directories); a new file record (size still unknown) needs
+/// the account to be under the limit.
+pub async fn check_storage(state: &AppState, dir_id: &str, adding: u64) -> AppResult<()> {
+    let Some(dir) = state.db.directory(dir_id, clock::now_ms()).await? else {
+        return Err(AppError::DirectoryNotFound);
+    };
+    let Some(account) = state.db.account(&dir.account).await? else {
+        return Ok(());
+    };
+    let Some(limit) = state.plan_of(&account)?.1.max_storage_bytes() else {
+        return Ok(());
+    };
+    let used = state
+        .db
+        .storage_used(&account.name, clock::now_ms())
+        .await?;
+    if used + adding > limit || (adding == 0 && used >= limit) {
+        return Err(AppError::StorageLimitExceeded);
+    }
+    Ok(())
+}
+
+/// Creates a record, 409 when the name is taken, 404 when the directory is no longer live,
+/// 403 when the account is at its storage limit.
 pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
-    match state.db.create_file(record).await {
+    check_storage(state, &record.dir_id, 0).await?;
+    match state.db.create_file(record, clock::now_ms()).await {
         Ok(()) => Ok(()),
         Err(DbError::Conflict) => Err(AppError::FileExists(record.file_name.clone())),
+        Err(DbError::DirectoryGone) => Err(AppError::DirectoryNotFound),
         Err(e) => Err(e.into()),
     }
 }
@@ -47,14 +73,36 @@ pub async fn store(
     if replace {
         delete(state, dir_id, name).await?;
     }
+    let bytes = tokio::fs::metadata(src)
+        .await
+        .map_err(anyhow::Error::from)?
+        .len();
+    check_storage(state, dir_id, bytes).await?;
     let record = pending(dir_id, name);
     create(state, &record).await?;
-    let size = state.store.put_file(&record.object_id, src).await?;
-    state
+    let size = match state.store.put_file(&record.object_id, src).await {
+        Ok(size) => size,
+        Err(e) => {
+            // No record without bytes: the pending record goes with whatever was written.
+            if let Err(cleanup) = delete(state, dir_id, name).await {
+                tracing::warn!(dir_id, name, "removing a failed store: {cleanup}");
+            }
+            return Err(e.into());
+        }
+    };
+    match state
         .db
         .mark_uploaded(&record.object_id, size, guess_type(name).as_deref())
         .await?
-        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("stored file {name} vanished")))
+    {
+        Some(file) => Ok(file),
+        None => {
+            // The directory expired (its sweep marked the record) while the bytes went in; the
+            // sweep may have finished before they landed, so they are removed here too.
+            state.store.delete(&record.object_id).await?;
+            Err(AppError::DirectoryNotFound)
+        }
+    }
 }
 
 /// The file if its bytes are in the store. An upload made straight to a store that cannot cap
@@ -90,6 +138,10 @@ pub async fn adopt(
             plan_name,
             max_file_size_mb,
         ));
+    }
+    if let Err(e) = check_storage(state, &file.dir_id, size).await {
+        delete(state, &file.dir_id, &file.file_name).await?;
+        return Err(e);
     }
     let content_type = guess_type(&file.file_name);
     Ok(state

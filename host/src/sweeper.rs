@@ -8,6 +8,8 @@
 //!   (cleared here after a day); after it, pending + bytes, which this adopts.
 //! - delete (and expiry): the record turns `deleting` (invisible) first, then bytes go, then the
 //!   record. A crash in between leaves a `deleting` record, which this finishes.
+//! - bytes that landed after their record was swept (a store racing its directory's expiry)
+//!   have no record at all: the orphan sweep removes them after a grace period.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -56,5 +58,34 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
     if let Some(local) = &state.local {
         local.sweep_temp(Duration::from_secs(24 * 3600)).await?;
     }
+    sweep_orphans(state).await
+}
+
+/// Removes objects that no file record refers to, once older than `storage.orphan_grace_s`.
+/// A record is always made before its bytes and removed after them, so an object without one
+/// is a leftover: a store that raced its directory's expiry, or a crash mid-delete.
+async fn sweep_orphans(state: &AppState) -> anyhow::Result<()> {
+    let grace = Duration::from_secs(state.cfg.storage.orphan_grace_s);
+    let cutoff = std::time::SystemTime::now() - grace;
+    let old: Vec<String> = state
+        .store
+        .list()
+        .await?
+        .into_iter()
+        .filter(|(name, written)| *written < cutoff && object_id_like(name))
+        .map(|(name, _)| name)
+        .collect();
+    for batch in old.chunks(500) {
+        for object in state.db.unrecorded_objects(batch).await? {
+            state.store.delete(&object).await?;
+            tracing::info!(object, "orphaned object removed");
+        }
+    }
     Ok(())
+}
+
+/// Whether `name` could be an object id the service made (`files::pending`), so the orphan
+/// sweep leaves anything else in a shared bucket alone.
+fn object_id_like(name: &str) -> bool {
+    name.len() == 32 && name.bytes().all(|b| b.is_ascii_alphanumeric())
 }

@@ -13,6 +13,7 @@ mod pipeline;
 mod plugin_host;
 mod probe;
 mod process;
+mod safety;
 mod scaleout;
 mod security;
 mod servers;

@@ -7,7 +7,7 @@ use crate::support::*;
 #[tokio::test]
 async fn readiness_metrics_and_request_ids() {
     let s = Server::start().await;
-    let (status, ready) = s.call("GET", "/readyz", None, None).await;
+    let (status, ready) = s.readyz().await;
     assert_eq!(status, 200, "{ready}");
     assert_eq!(ready["ok"], true);
     assert_eq!(ready["database"], "ok");

@@ -307,7 +307,7 @@ async fn a_misbehaving_plugin_fails_only_its_own_call() {
 async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     let canary = Canary::start().await;
     let s = Server::start_with(Options::env(&[("MEDIAFORGE__SANDBOX__MODE", "landlock")])).await;
-    let (_, ready) = s.call("GET", "/readyz", None, None).await;
+    let (_, ready) = s.readyz().await;
     assert_eq!(ready["sandbox"], "landlock", "{ready}");
     let input = s.upload_file(ALICE, None, &media().short()).await;
     let (status, body) = s

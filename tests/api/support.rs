@@ -17,6 +17,8 @@ pub const BOB: &str = "key_bob_1234567";
 pub const PRO: &str = "key_pro_1234567";
 /// On a plan with a tiny monthly quota (about 200 KB).
 pub const DAVE: &str = "key_dave_123456";
+/// `server.operator_token` of every test server: `/metrics` and `/readyz` detail need it.
+pub const OPERATOR_TOKEN: &str = "operator_token_test_0123456789";
 
 /// Where `make plugins` put the components (default plugins and test fixtures).
 pub fn wasm_dir() -> PathBuf {
@@ -308,10 +310,26 @@ impl Server {
         &self.client
     }
 
-    /// The Prometheus text of `/metrics`.
+    /// The Prometheus text of `/metrics`, asked with the operator token.
     pub async fn metrics(&self) -> String {
-        let res = self.client.get(self.url("/metrics")).send().await.unwrap();
+        let res = self.operator_get("/metrics").await;
+        assert_eq!(res.status(), 200);
         res.text().await.unwrap()
+    }
+
+    /// `/readyz` with the operator token (status and detail).
+    pub async fn readyz(&self) -> (StatusCode, Value) {
+        let res = self.operator_get("/readyz").await;
+        (res.status(), res.json().await.unwrap())
+    }
+
+    async fn operator_get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(OPERATOR_TOKEN)
+            .send()
+            .await
+            .unwrap()
     }
 }
 
@@ -368,6 +386,7 @@ fn config_text(dir: &Path, opts: &Options) -> String {
 listen = "127.0.0.1:0"
 public_url = ""
 data_dir = "{d}/data"
+operator_token = "{OPERATOR_TOKEN}"
 
 [database]
 url = "{db}"

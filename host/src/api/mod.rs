@@ -50,6 +50,16 @@ pub fn service(state: Arc<AppState>) -> Service {
         .catcher(Catcher::new(json_catcher))
 }
 
+/// The operator listener (`server.operator_listen`): health, readiness detail and metrics only,
+/// without a token (the operator chooses who can reach the address).
+pub fn operator_service(state: Arc<AppState>) -> Service {
+    let router = Router::new()
+        .hoop(CatchPanic::new())
+        .hoop(affix_state::inject(state))
+        .push(health::operator_router());
+    Service::new(router).catcher(Catcher::new(json_catcher))
+}
+
 /// Most of a refused request's unread body that is read and dropped before answering.
 const DRAIN_MAX: usize = 8 * 1024 * 1024;
 const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);

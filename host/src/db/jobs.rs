@@ -226,12 +226,39 @@ pub struct ListQuery<'a> {
 const JOB_FIELDS: &str = "* OMIT id";
 
 impl Db {
-    pub async fn create_job(&self, job: &Job) -> DbResult<()> {
-        self.exec(
-            "CREATE type::record('job', $j.job_id) CONTENT $j",
-            json!({ "j": job }),
-        )
-        .await
+    /// Creates the job, or, when it carries an idempotency key that an earlier job of the
+    /// window (since `since`) holds, returns that job instead. The key's record
+    /// (`idem:<hash>`) is written in the same transaction as the job, so of submissions racing
+    /// with one key exactly one commits; the others' transactions conflict, are run again,
+    /// and then find the winner's job.
+    pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
+        if job.idem.is_none() {
+            self.exec(
+                "CREATE type::record('job', $j.job_id) CONTENT $j",
+                json!({ "j": job }),
+            )
+            .await?;
+            return Ok(job.clone());
+        }
+        let rows: Vec<Job> = self
+            .rows_at(
+                &format!(
+                    "BEGIN TRANSACTION;
+                     LET $held = (SELECT VALUE job_id FROM type::record('idem', $j.idem) WHERE created_at > $since)[0];
+                     IF $held == NONE {{
+                         UPSERT type::record('idem', $j.idem) CONTENT {{ job_id: $j.job_id, created_at: $j.created_at }};
+                         CREATE type::record('job', $j.job_id) CONTENT $j;
+                     }};
+                     SELECT {JOB_FIELDS} FROM type::record('job', $held OR $j.job_id);
+                     COMMIT TRANSACTION;"
+                ),
+                json!({ "j": job, "since": since }),
+                3,
+            )
+            .await?;
+        rows.into_iter()
+            .next()
+            .ok_or_else(|| DbError::Other("idempotent job vanished".into()))
     }
 
     pub async fn job(&self, job_id: &str) -> DbResult<Option<Job>> {

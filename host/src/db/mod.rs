@@ -37,6 +37,9 @@ use crate::usage::Charge;
 pub enum DbError {
     #[error("already exists")]
     Conflict,
+    /// A file written to a directory that expired (or was retired) meanwhile.
+    #[error("directory is gone")]
+    DirectoryGone,
     #[error("database: {0}")]
     Other(String),
 }
@@ -46,6 +49,8 @@ impl From<surrealdb::Error> for DbError {
         let text = e.to_string();
         if text.contains("already contains") || text.contains("already exists") {
             DbError::Conflict
+        } else if text.contains(DIRECTORY_GONE) {
+            DbError::DirectoryGone
         } else {
             DbError::Other(text)
         }
@@ -59,6 +64,9 @@ impl From<DbError> for crate::error::AppError {
 }
 
 pub type DbResult<T> = Result<T, DbError>;
+
+/// What `create_file` throws when the directory is no longer live.
+const DIRECTORY_GONE: &str = "mediaforge: directory is gone";
 
 #[derive(Clone)]
 pub struct Db {
@@ -356,11 +364,22 @@ impl Db {
 
     // ---- files ----------------------------------------------------------------------------
 
-    pub async fn create_file(&self, file: &FileRecord) -> DbResult<()> {
-        let vars = json!({ "f": file });
+    /// Creates a file record in a live directory only. The directory record is written in the
+    /// same transaction, so this conflicts with a concurrent `retire_directory` (which deletes
+    /// it) instead of slipping a record past its sweep: nothing outlives its directory.
+    pub async fn create_file(&self, file: &FileRecord, now: i64) -> DbResult<()> {
+        let vars = json!({ "f": file, "now": now, "gone": DIRECTORY_GONE });
         self.write_files(&file.dir_id, |db| async move {
-            db.exec("CREATE type::record('file', $f.object_id) CONTENT $f", vars)
-                .await
+            db.exec(
+                "BEGIN TRANSACTION;
+                 LET $live = (UPDATE type::record('directory', $f.dir_id) SET files_added_at = $now
+                     WHERE expires_at > $now RETURN VALUE dir_id);
+                 IF array::len($live) == 0 { THROW $gone };
+                 CREATE type::record('file', $f.object_id) CONTENT $f;
+                 COMMIT TRANSACTION;",
+                vars,
+            )
+            .await
         })
         .await
     }
@@ -524,6 +543,41 @@ impl Db {
             json!({ "k": kind, "t": next }),
         )
         .await
+    }
+
+    /// Bytes of the visible files in the account's live directories.
+    pub async fn storage_used(&self, account: &str, now: i64) -> DbResult<u64> {
+        #[derive(Deserialize)]
+        struct Row {
+            n: Option<u64>,
+        }
+        Ok(self
+            .first::<Row>(
+                "SELECT math::sum(size) AS n FROM file WHERE state != 'deleting' AND dir_id IN
+                     (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now)
+                 GROUP ALL",
+                json!({ "a": account, "now": now }),
+            )
+            .await?
+            .and_then(|r| r.n)
+            .unwrap_or(0))
+    }
+
+    /// Which of `objects` have no file record at all (in any state): bytes nothing refers to.
+    pub async fn unrecorded_objects(&self, objects: &[String]) -> DbResult<Vec<String>> {
+        // A missing record selects as NONE.
+        let recorded: Vec<Option<String>> = self
+            .rows(
+                "SELECT VALUE object_id FROM array::map($o, |$id| type::record('file', $id))",
+                json!({ "o": objects }),
+            )
+            .await?;
+        let recorded: std::collections::HashSet<String> = recorded.into_iter().flatten().collect();
+        Ok(objects
+            .iter()
+            .filter(|o| !recorded.contains(*o))
+            .cloned()
+            .collect())
     }
 
     /// Pending records older than `before` (ms): uploads that never finished, or finished bytes

@@ -29,4 +29,6 @@ DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
 DEFINE INDEX IF NOT EXISTS job_status_account ON job FIELDS status, account;
 DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
 DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
+-- One record per (account, key) hash: the job that holds the key (`Db::create_job`).
+DEFINE TABLE IF NOT EXISTS idem SCHEMALESS;
 "#;

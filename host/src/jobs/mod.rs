@@ -101,7 +101,11 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         idem,
         webhook: None,
     };
-    state.db.create_job(&job).await?;
-    state.wakers.jobs.notify_one();
-    Ok(job)
+    // A concurrent submission with the same key may have won since the look-up above.
+    let since = clock::now_ms() - IDEMPOTENCY_WINDOW_MS;
+    let created = state.db.create_job(&job, since).await?;
+    if created.job_id == job.job_id {
+        state.wakers.jobs.notify_one();
+    }
+    Ok(created)
 }

@@ -51,6 +51,9 @@ pub struct Exit {
     /// The last part of stderr (bounded).
     pub stderr_tail: String,
     pub elapsed: Duration,
+    /// A failed run that hit the memory ceiling (`Sandbox::memory_bytes`): an allocation
+    /// refused, or the abort or crash that followed one.
+    pub out_of_memory: bool,
 }
 
 impl Exit {
@@ -59,10 +62,44 @@ impl Exit {
     }
 }
 
+/// Linux refuses an argument longer than this (MAX_ARG_STRLEN, 32 pages, with its NUL).
+pub const MAX_ARG_BYTES: usize = 131_071;
+/// Arguments in all, with their NULs and pointers: half of the usual ARG_MAX (a quarter of an
+/// 8 MiB stack), which leaves room for the sandbox's own arguments and the environment.
+pub const MAX_ARGV_BYTES: usize = 1_048_576;
+
+/// Refuses an argv the kernel would (E2BIG) with the limit named, before anything is spawned.
+fn check_argv(args: &[String]) -> std::io::Result<()> {
+    let total: usize = args.iter().map(|a| a.len() + 1 + 8).sum();
+    if total > MAX_ARGV_BYTES || args.iter().any(|a| a.len() > MAX_ARG_BYTES) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::ArgumentListTooLong,
+            format!(
+                "arguments may total at most {MAX_ARGV_BYTES} bytes, each at most {MAX_ARG_BYTES}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn out_of_memory(limited: bool, status: &std::process::ExitStatus, stderr: &str) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    limited
+        && !status.success()
+        && (stderr.contains("Cannot allocate memory")
+            || stderr.contains("Out of memory")
+            || stderr.contains("std::bad_alloc")
+            || matches!(
+                status.signal(),
+                Some(libc::SIGSEGV | libc::SIGABRT | libc::SIGBUS)
+            ))
+}
+
 const STDERR_TAIL: usize = 16 * 1024;
 
 pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
     let started = Instant::now();
+    check_argv(&spec.args)?;
     let mut cmd = sandbox.command(
         spec.program,
         &spec.args,
@@ -75,7 +112,7 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    apply_rlimits(&mut cmd, spec.rlimits);
+    apply_rlimits(&mut cmd, spec.rlimits, sandbox.memory_bytes);
     let mut child = cmd.spawn()?;
     let pgid = child.id().map(|id| id as i32);
     // If this future is dropped (client gone, server stopping) the whole group goes with it.
@@ -121,6 +158,8 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
     Ok(Exit {
         code: status.code(),
         signal: std::os::unix::process::ExitStatusExt::signal(&status),
+        out_of_memory: killed.is_none()
+            && out_of_memory(sandbox.memory_bytes > 0, &status, &stderr_tail),
         killed,
         stdout,
         stderr_tail,

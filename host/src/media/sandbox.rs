@@ -24,7 +24,14 @@ pub enum Layer {
 pub struct Sandbox {
     pub layer: Layer,
     bwrap: String,
+    /// Address space each run may map (RLIMIT_AS), from `limits.process_memory_mb`; 0: none.
+    pub memory_bytes: u64,
 }
+
+/// glibc makes a 64 MiB malloc arena per thread (up to 8 per core), which RLIMIT_AS counts
+/// although little of it is used; two arenas keep a many-threaded encode's reservations close
+/// to what it really uses (measured in the README's "Memory per run").
+const MALLOC_ARENA_MAX: &str = "2";
 
 /// Resource limits applied to every run.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +58,8 @@ fn direct(program: &str, args: &[String], cwd: &Path) -> Command {
     cmd.args(args)
         .current_dir(cwd)
         .env_clear()
-        .env("PATH", "/usr/bin:/bin");
+        .env("PATH", "/usr/bin:/bin")
+        .env("MALLOC_ARENA_MAX", MALLOC_ARENA_MAX);
     cmd
 }
 
@@ -61,12 +69,14 @@ impl Sandbox {
         let unsandboxed = Sandbox {
             layer: Layer::Unsandboxed,
             bwrap: cfg.bwrap_path.clone(),
+            memory_bytes: 0,
         };
         let want_bwrap = matches!(cfg.mode, SandboxMode::Auto | SandboxMode::Bwrap);
         if want_bwrap {
             let candidate = Sandbox {
                 layer: Layer::Bubblewrap,
                 bwrap: cfg.bwrap_path.clone(),
+                memory_bytes: 0,
             };
             match candidate.self_test(&cfg.ffmpeg_path).await {
                 Ok(()) => return Ok(candidate),
@@ -80,6 +90,7 @@ impl Sandbox {
             let candidate = Sandbox {
                 layer: Layer::Landlock,
                 bwrap: cfg.bwrap_path.clone(),
+                memory_bytes: 0,
             };
             match candidate.self_test(&cfg.ffmpeg_path).await {
                 Ok(()) => {
@@ -165,6 +176,9 @@ impl Sandbox {
                     "--setenv",
                     "PATH",
                     "/usr/bin:/bin",
+                    "--setenv",
+                    "MALLOC_ARENA_MAX",
+                    MALLOC_ARENA_MAX,
                     "--proc",
                     "/proc",
                     "--dev",
@@ -207,7 +221,9 @@ impl Sandbox {
 }
 
 /// Sets limits in the child between fork and exec; they carry over to ffmpeg under bwrap.
-pub fn apply_rlimits(cmd: &mut Command, limits: Rlimits) {
+/// `memory_bytes` (0: none) caps the address space: this host has no delegated cgroup v2 to
+/// set `memory.max` in, and RLIMIT_AS needs no privilege.
+pub fn apply_rlimits(cmd: &mut Command, limits: Rlimits, memory_bytes: u64) {
     // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
@@ -215,6 +231,9 @@ pub fn apply_rlimits(cmd: &mut Command, limits: Rlimits) {
             set(libc::RLIMIT_CPU, limits.cpu_seconds)?;
             set(libc::RLIMIT_NOFILE, limits.open_files)?;
             set(libc::RLIMIT_CORE, 0)?;
+            if memory_bytes > 0 {
+                set(libc::RLIMIT_AS, memory_bytes)?;
+            }
             Ok(())
         });
     }

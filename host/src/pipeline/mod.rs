@@ -155,7 +155,8 @@ pub async fn execute(
         Some(progress),
     )
     .await?;
-    let outputs = register::outputs(state, &output_dir, &scratch.outputs()).await?;
+    let outputs =
+        register::outputs(state, &output_dir, &resolved.inputs, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     let media_s = *processed.borrow() as f64 / 1e6;
     estimate::record(state, &resolved.task, media_s, elapsed, output_bytes);

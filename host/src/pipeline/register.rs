@@ -1,8 +1,12 @@
 //! Stage 6, *register*: every file ffmpeg wrote becomes a stored file of the output directory,
 //! replacing an earlier output of the same name (re-running a task replaces its outputs).
+//! Nothing is registered unless every produced name is acceptable: a name that is one of the
+//! task's own inputs in that directory (a numbered pattern, an HLS segment or playlist can
+//! produce one that resolve could not see) fails the task with the spec's 400 (4.1 rule 4).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::resolve::{Input, InputFile};
 use crate::app::AppState;
 use crate::db::{Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
@@ -11,8 +15,58 @@ use crate::{files, names};
 pub async fn outputs(
     state: &AppState,
     dir: &Directory,
+    inputs: &[Input],
     out: &Path,
 ) -> AppResult<Vec<StoredOutput>> {
+    let produced = produced(out).await?;
+    if produced.is_empty() {
+        return Err(AppError::NoOutputProduced);
+    }
+    for (name, _) in &produced {
+        let is_input = inputs.iter().any(|i| {
+            matches!(&i.file, InputFile::Stored(f) if f.dir_id == dir.dir_id && &f.file_name == name)
+        });
+        if is_input {
+            return Err(AppError::OutputConflict(name.clone()));
+        }
+    }
+    let mut bytes = 0;
+    for (_, path) in &produced {
+        bytes += tokio::fs::metadata(path)
+            .await
+            .map_err(|e| AppError::Internal(e.into()))?
+            .len();
+    }
+    files::check_storage(state, &dir.dir_id, bytes)
+        .await
+        .map_err(expired)?;
+    let mut result = Vec::with_capacity(produced.len());
+    for (name, path) in produced {
+        let file = match files::store(state, &dir.dir_id, &name, &path, true).await {
+            Ok(file) => file,
+            Err(e) => {
+                // All or nothing: the outputs stored so far go too.
+                for done in &result {
+                    let StoredOutput { file_name, .. } = done;
+                    let _ = files::delete(state, &dir.dir_id, file_name).await;
+                }
+                return Err(match e {
+                    AppError::FileExists(name) => AppError::OutputRace(name),
+                    other => expired(other),
+                });
+            }
+        };
+        result.push(StoredOutput {
+            file_name: file.file_name,
+            size_bytes: file.size,
+            object_id: file.object_id,
+        });
+    }
+    Ok(result)
+}
+
+/// The regular files ffmpeg wrote with names the API accepts, sorted by name.
+async fn produced(out: &Path) -> AppResult<Vec<(String, PathBuf)>> {
     let io = |e: std::io::Error| AppError::Internal(e.into());
     let mut entries = tokio::fs::read_dir(out).await.map_err(io)?;
     let mut produced = Vec::new();
@@ -27,21 +81,14 @@ pub async fn outputs(
             produced.push((name, entry.path()));
         }
     }
-    if produced.is_empty() {
-        return Err(AppError::NoOutputProduced);
-    }
     produced.sort();
-    let mut result = Vec::with_capacity(produced.len());
-    for (name, path) in produced {
-        let file = match files::store(state, &dir.dir_id, &name, &path, true).await {
-            Err(AppError::FileExists(name)) => return Err(AppError::OutputRace(name)),
-            other => other?,
-        };
-        result.push(StoredOutput {
-            file_name: file.file_name,
-            size_bytes: file.size,
-            object_id: file.object_id,
-        });
+    Ok(produced)
+}
+
+/// The output directory was live when the task was resolved: gone now, it expired meanwhile.
+fn expired(e: AppError) -> AppError {
+    match e {
+        AppError::DirectoryNotFound => AppError::OutputDirectoryExpired,
+        other => other,
     }
-    Ok(result)
 }

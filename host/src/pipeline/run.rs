@@ -48,7 +48,10 @@ pub async fn ffmpeg(
             },
         )
         .await
-        .map_err(|e| AppError::Internal(anyhow::anyhow!("cannot start ffmpeg: {e}")))?
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::ArgumentListTooLong => AppError::CommandTooLong(e.to_string()),
+            _ => AppError::Internal(anyhow::anyhow!("cannot start ffmpeg: {e}")),
+        })?
     };
     match exit.killed {
         Some(Killed::Timeout) => {
@@ -64,6 +67,9 @@ pub async fn ffmpeg(
             });
         }
         None => {}
+    }
+    if exit.out_of_memory {
+        return Err(AppError::OutOfMemory(limits.process_memory_mb));
     }
     if !exit.success() {
         let code = exit.code.or(exit.signal.map(|s| 128 + s)).unwrap_or(-1);

@@ -112,7 +112,11 @@ impl ObjectStore for LocalStore {
         if tokio::fs::rename(src, &dest).await.is_err() {
             // Another filesystem: copy to a temp name, then rename, so the object appears whole.
             let tmp = self.temp_path();
-            tokio::fs::copy(src, &tmp).await?;
+            if let Err(e) = tokio::fs::copy(src, &tmp).await {
+                // A full disk must not stay full of half a copy.
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(e.into());
+            }
             tokio::fs::rename(&tmp, &dest).await?;
         }
         Ok(size)
@@ -133,5 +137,24 @@ impl ObjectStore for LocalStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    async fn list(&self) -> anyhow::Result<Vec<(String, SystemTime)>> {
+        let mut found = Vec::new();
+        let mut shards = tokio::fs::read_dir(self.root.join("objects")).await?;
+        while let Some(shard) = shards.next_entry().await? {
+            let Ok(mut objects) = tokio::fs::read_dir(shard.path()).await else {
+                continue;
+            };
+            while let Some(entry) = objects.next_entry().await? {
+                let (Ok(name), Ok(meta)) =
+                    (entry.file_name().into_string(), entry.metadata().await)
+                else {
+                    continue;
+                };
+                found.push((name, meta.modified()?));
+            }
+        }
+        Ok(found)
     }
 }

@@ -45,4 +45,6 @@ pub trait ObjectStore: Send + Sync {
     async fn stage(&self, object: &str, dest: &Path) -> anyhow::Result<()>;
     /// Removes the object; removing a missing object is not an error (deletes are retried).
     async fn delete(&self, object: &str) -> anyhow::Result<()>;
+    /// Every stored object with when it was written, for the orphan sweep (`sweeper.rs`).
+    async fn list(&self) -> anyhow::Result<Vec<(String, std::time::SystemTime)>>;
 }

@@ -289,6 +289,33 @@ impl ObjectStore for S3Store {
             .map_err(|e| anyhow::anyhow!("S3 delete object: {}", describe(&e)))?;
         Ok(())
     }
+
+    async fn list(&self) -> anyhow::Result<Vec<(String, std::time::SystemTime)>> {
+        let prefix = self.key("");
+        let mut found = Vec::new();
+        let mut pages = self
+            .client
+            .list_objects_v2()
+            .bucket(&self.bucket)
+            .prefix(&prefix)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| anyhow::anyhow!("S3 list objects: {}", describe(&e)))?;
+            for object in page.contents() {
+                let (Some(key), Some(modified)) = (object.key(), object.last_modified()) else {
+                    continue;
+                };
+                let Some(name) = key.strip_prefix(&prefix) else {
+                    continue;
+                };
+                let when = std::time::UNIX_EPOCH
+                    + std::time::Duration::from_secs(modified.secs().max(0) as u64);
+                found.push((name.to_string(), when));
+            }
+        }
+        Ok(found)
+    }
 }
 
 fn presigning(ttl_s: u64) -> anyhow::Result<PresigningConfig> {
