@@ -14,7 +14,7 @@ fn examples() -> Value {
 }
 
 /// `streams[0].width` style paths.
-fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     let mut cur = v;
     for part in path.split('.') {
         let (key, index) = match part.split_once('[') {
@@ -36,7 +36,11 @@ fn fps(stream: &Value) -> f64 {
 }
 
 /// Checks one processing example; returns what failed.
-fn check_outputs(expect: &Value, outputs: &[(String, Vec<u8>)], input_size: u64) -> Vec<String> {
+pub(crate) fn check_outputs(
+    expect: &Value,
+    outputs: &[(String, Vec<u8>)],
+    input_size: u64,
+) -> Vec<String> {
     let mut bad = Vec::new();
     let mut fail = |cond: bool, what: String| {
         if !cond {

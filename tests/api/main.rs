@@ -8,6 +8,7 @@ mod examples;
 mod jobs;
 mod legacy;
 mod llm;
+mod nl_corpus;
 mod ops;
 mod pipeline;
 mod plugin_host;
