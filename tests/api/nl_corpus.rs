@@ -17,25 +17,10 @@ use tokio::sync::Semaphore;
 use crate::ai::{check_outputs, lookup};
 use crate::support::*;
 
-/// Cases the product refuses, each with the reason. None of them is particular to the binary:
-/// the native harness (which runs the same command builder with its default policy) refuses
-/// them the same way on this tree, since the command builder's bounds of issue #15 (4905c69)
-/// met the translator of issue #17. A gap that passes again fails the test, so that it is
-/// taken off this list.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    ("reverse", REVERSE),
-    ("compound-mkv-reverse", REVERSE),
-    ("casual-revrese", REVERSE),
-    (
-        "border",
-        "the translator pads with `pad=iw+40:ih+40`, and the command builder's frame-size cap \
-         refuses a size relative to an input it does not know (up to 8192x8192 + 40 > 8192)",
-    ),
-];
-
-const REVERSE: &str = "the translator emits a bare `reverse`/`areverse`, and the command \
-    builder refuses frame-buffering filters without a bound (trim/atrim with end= or \
-    duration= before them, or -t on every input)";
+/// Cases the product refuses, each with the reason (none now: reversal and borders were the
+/// last, fixed in the translator). A gap that passes again fails the test, so that it is taken
+/// off this list.
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// The classes of issue #17, named by the id's prefix (the corpus's `about`); other ids are
 /// the earlier unseen phrasings.
