@@ -17,7 +17,6 @@ pub mod directories;
 pub mod error;
 pub mod files;
 pub mod jobs;
-pub mod mcp;
 pub mod media;
 pub mod metering;
 pub mod metrics;

@@ -67,7 +67,7 @@ fn mcp_bridge(url: &str, key_env: &str) -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    match runtime.block_on(mediaforge::mcp::bridge::run(url, key_env)) {
+    match runtime.block_on(mediaforge::api::mcp::bridge::run(url, key_env)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mediaforge mcp: {e:#}");

@@ -9,6 +9,7 @@ pub mod files;
 pub mod health;
 pub mod jobs;
 pub mod legacy;
+pub mod mcp;
 mod pace;
 pub mod probe;
 pub mod process;
@@ -31,7 +32,7 @@ pub fn service(state: Arc<AppState>) -> Service {
     salvo::http::request::set_global_secure_max_size(
         state.cfg.server.max_json_body_kb as usize * 1024,
     );
-    let mcp = crate::mcp::router(state.clone());
+    let mcp = mcp::router(state.clone());
     let router = Router::new()
         .hoop(CatchPanic::new())
         .hoop(affix_state::inject(state))

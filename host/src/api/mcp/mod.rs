@@ -1,7 +1,7 @@
 //! The MCP server at `/mcp`, for AI agents: the Streamable HTTP transport of the official SDK
 //! (`rmcp`), stateless (every POST is served on its own, so any instance may answer any
 //! request) and answering with JSON unless a call sends progress first (then with an event
-//! stream). It sits beside `api`, as another adapter over the same domain functions: the same
+//! stream). It is another adapter of the HTTP layer over the same domain functions: the same
 //! `Authorization` header and account (a wrong key is the API's 401 before any MCP exchange),
 //! the same policy, sandbox, limits and metering.
 //!
