@@ -117,6 +117,7 @@ async fn openapi_document_and_docs_ui() {
         ("/ffmpeg/process", "post"),
         ("/ffmpeg/process/async", "post"),
         ("/ffmpeg/validate", "post"),
+        ("/ffmpeg/estimate", "post"),
         ("/jobs", "get"),
         ("/job/{job_id}", "get"),
         ("/job/{job_id}", "delete"),
@@ -137,6 +138,9 @@ async fn openapi_document_and_docs_ui() {
         assert!(op["security"].is_array(), "{method} {path} needs the key");
     }
     assert!(paths["/ffmpeg/process"]["post"]["requestBody"].is_object());
+    // Tenants' limits answer 429 on any authenticated route.
+    assert!(paths["/ffmpeg/process"]["post"]["responses"]["429"].is_object());
+    assert!(paths["/directory"]["get"]["responses"]["429"].is_object());
     // The interface's version, not the server's.
     assert_eq!(doc["info"]["version"], "1.0.0", "{}", doc["info"]);
     // Handlers return the documented types, so each success names its schema.

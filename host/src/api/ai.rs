@@ -96,14 +96,14 @@ pub async fn probe_request(
     Ok(out)
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<AiProcessResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
     Ok(Json(run_request(&state, &account(depot), &body).await?))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn process_async(
     req: &mut Request,
     depot: &mut Depot,
@@ -130,7 +130,7 @@ async fn process_async(
     Ok(accepted(res, &job))
 }
 
-#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProbeResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

@@ -54,7 +54,7 @@ pub async fn create_of(
     })
 }
 
-#[endpoint(tags("directories"), request_body = super::schemas::CreateDirectoryRequest, status_codes(200, 400, 401, 413, 500), security(("api_key" = [])))]
+#[endpoint(tags("directories"), request_body = super::schemas::CreateDirectoryRequest, status_codes(200, 400, 401, 413, 429, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<DirectoryResponse>> {
     let state = state(depot);
     let body = optional_body(req, max_body(&state)).await?;
@@ -80,7 +80,7 @@ pub async fn list_of(state: &AppState, account: &Account) -> AppResult<Directori
     })
 }
 
-#[endpoint(tags("directories"), status_codes(200, 401, 500), security(("api_key" = [])))]
+#[endpoint(tags("directories"), status_codes(200, 401, 429, 500), security(("api_key" = [])))]
 async fn list(depot: &mut Depot) -> AppResult<Json<DirectoriesResponse>> {
     Ok(Json(list_of(&state(depot), &account(depot)).await?))
 }
@@ -107,7 +107,7 @@ pub async fn files_of(
     })
 }
 
-#[endpoint(tags("directories"), parameters(("dir_id" = String, Path, description = "Directory id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("directories"), parameters(("dir_id" = String, Path, description = "Directory id")), status_codes(200, 401, 403, 404, 429, 500), security(("api_key" = [])))]
 async fn list_files(req: &mut Request, depot: &mut Depot) -> AppResult<Json<FilesResponse>> {
     let dir_id = req.param::<String>("dir_id").unwrap_or_default();
     Ok(Json(

@@ -82,7 +82,7 @@ pub async fn create_upload(
     })
 }
 
-#[endpoint(tags("files"), request_body = super::schemas::CreateFileRequest, status_codes(200, 400, 401, 403, 404, 409, 413, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), request_body = super::schemas::CreateFileRequest, status_codes(200, 400, 401, 403, 404, 409, 413, 429, 500), security(("api_key" = [])))]
 async fn create(req: &mut Request, depot: &mut Depot) -> AppResult<Json<CreateFileResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
@@ -141,7 +141,7 @@ pub async fn info_of(
     })
 }
 
-#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500), security(("api_key" = [])))]
 async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<FileInfoResponse>> {
     let state = state(depot);
     let account = account(depot);
@@ -175,7 +175,7 @@ pub async fn download_of(
     })
 }
 
-#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500), security(("api_key" = [])))]
 async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<DownloadResponse>> {
     let state = state(depot);
     let (dir_id, file_name) = path_params(req);
@@ -203,7 +203,7 @@ pub async fn delete_of(
     })
 }
 
-#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500), security(("api_key" = [])))]
 async fn remove(req: &mut Request, depot: &mut Depot) -> AppResult<Json<DeleteFileResponse>> {
     let state = state(depot);
     let (dir_id, file_name) = path_params(req);

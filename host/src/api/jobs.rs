@@ -95,7 +95,7 @@ pub async fn submit_of(
     .await
 }
 
-#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 429, 500, 502), security(("api_key" = [])))]
 pub async fn submit(
     req: &mut Request,
     depot: &mut Depot,
@@ -107,7 +107,7 @@ pub async fn submit(
     Ok(accepted(res, &job))
 }
 
-#[endpoint(tags("jobs"), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 500), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), parameters(("status" = Option<String>, Query, description = "Comma-separated statuses"), ("limit" = Option<u32>, Query, description = "1-100, default 20"), ("offset" = Option<u32>, Query, description = "Default 0"), ("sort" = Option<String>, Query, description = "created_at_desc (default) or created_at_asc")), status_codes(200, 400, 401, 429, 500), security(("api_key" = [])))]
 async fn list_jobs(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobList>> {
     let q = |name: &str| req.queries().get(name).cloned();
     Ok(Json(list_of(&state(depot), &account(depot), &q).await?))
@@ -211,7 +211,7 @@ fn job_id(req: &Request) -> String {
     req.param::<String>("job_id").unwrap_or_default()
 }
 
-#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 429, 500), security(("api_key" = [])))]
 async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobView>> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), &job_id(req)).await?;
@@ -242,14 +242,14 @@ pub async fn cancel_of(state: &AppState, account: &Account, id: &str) -> AppResu
     Err(AppError::JobNotCancellable(now.as_str()))
 }
 
-#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 500), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 429, 500), security(("api_key" = [])))]
 async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>> {
     Ok(Json(
         cancel_of(&state(depot), &account(depot), &job_id(req)).await?,
     ))
 }
 
-#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 500), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 429, 500), security(("api_key" = [])))]
 async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
     let job = owned_job(&state, &account(depot), &job_id(req)).await?;

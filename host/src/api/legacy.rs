@@ -31,7 +31,7 @@ struct LegacyIo {
     options: Vec<String>,
 }
 
-#[endpoint(tags("deprecated"), status_codes(200, 400, 401, 403, 410, 500), security(("api_key" = [])))]
+#[endpoint(tags("deprecated"), status_codes(200, 400, 401, 403, 410, 429, 500), security(("api_key" = [])))]
 async fn run(
     req: &mut Request,
     depot: &mut Depot,

@@ -36,7 +36,7 @@ pub fn probed_body(p: Probed) -> ProbeResponse {
     }
 }
 
-#[endpoint(tags("analysis"), request_body = super::schemas::ProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("analysis"), request_body = super::schemas::ProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn analyze(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProbeResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

@@ -65,7 +65,7 @@ pub async fn dry_run_task(
     })
 }
 
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 502, 503), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProcessResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
@@ -74,7 +74,7 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Process
     ))
 }
 
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 500, 503), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
 async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ValidateResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

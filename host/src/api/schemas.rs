@@ -415,6 +415,10 @@ impl EndpointOutRegister for AppError {
                 "413",
                 "Request body is too large (`server.max_json_body_kb`)",
             ),
+            (
+                "429",
+                "Rate limit exceeded, or too many concurrent tasks (with `Retry-After`)",
+            ),
             ("500", "Processing failed or internal error"),
             ("502", "An input URL could not be fetched"),
             (

@@ -12,7 +12,7 @@ pub fn router() -> Router {
     Router::with_path("usage").get(usage)
 }
 
-#[endpoint(tags("account"), status_codes(200, 401, 500), security(("api_key" = [])))]
+#[endpoint(tags("account"), status_codes(200, 401, 429, 500), security(("api_key" = [])))]
 async fn usage(depot: &mut Depot) -> AppResult<Json<UsageResponse>> {
     let state = state(depot);
     let account = account(depot);
