@@ -262,7 +262,8 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;
                 let view = job_view(&state, &job).await.ok()?;
-                let snapshot = json!({ "status": view.status, "progress": view.progress });
+                // A waiting job's place in the queue is news too, not only status and progress.
+                let snapshot = json!({ "status": view.status, "progress": view.progress, "queue_position": view.queue_position });
                 if last.as_ref() != Some(&snapshot) {
                     let terminal = job.status.is_terminal();
                     let event = SseEvent::default()
