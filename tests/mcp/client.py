@@ -27,7 +27,7 @@ BASE, KEY, BIN, WORK, FILES = sys.argv[1:6]
 CLIP = os.path.join(WORK, "clip.mp4")
 TOOLS = [
     "create_directory", "list_directories", "list_files", "create_file", "import_url",
-    "get_download_url", "delete_file", "validate", "process", "probe", "ask", "ask_probe",
+    "get_download_url", "delete_file", "validate", "estimate", "process", "probe", "ask", "ask_probe",
     "submit_job", "job_status", "list_jobs", "cancel_job",
 ]
 SMALL = ["-c:v", "libx264", "-preset", "ultrafast", "-vf", "scale=80:-2", "-c:a", "aac"]
@@ -122,6 +122,18 @@ async def over_http():
             status, http_v = api("POST", "/ffmpeg/validate", {"task": task})
             check("validate answers as POST /ffmpeg/validate", status == 200
                   and http_v["command"] == v["command"], http_v)
+
+            e = await call(s, "estimate", {"task": task})
+            status, http_e = api("POST", "/ffmpeg/estimate", {"task": task})
+            check("estimate answers as POST /ffmpeg/estimate", status == 200 and e["ok"]
+                  and e["estimate"]["time_sec"] > 0 and e["quota"]["fits"] is True
+                  and e["estimate"]["input_size_gb"] == http_e["estimate"]["input_size_gb"], (e, http_e))
+            r = await s.call_tool("estimate", {"task": {"inputs": [{"file_path": clip}],
+                                                        "outputs": [{"file": "x.mp4", "options": FORBIDDEN}]}})
+            status, http_r = api("POST", "/ffmpeg/estimate", {"task": {"inputs": [{"file_path": clip}],
+                                                                      "outputs": [{"file": "x.mp4", "options": FORBIDDEN}]}})
+            check("estimate of a refused task: the API's message", r.is_error and status == 400
+                  and text(r) == http_r["error"], (text(r), http_r))
 
             progress, totals = [], []
 

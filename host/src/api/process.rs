@@ -89,22 +89,31 @@ async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Valida
 #[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
 async fn estimate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateResponse>> {
     let state = state(depot);
-    let account = account(depot);
     let body = body_value(req, max_body(&state)).await?;
-    let resolved = pipeline::resolve_unmetered(&state, &account, task_from(&body)?).await?;
-    let expected = pipeline::estimate::of(&state, &resolved).await?;
-    let (_, plan) = state.plan_of(&account)?;
+    Ok(Json(
+        estimate_task(&state, &account(depot), task_from(&body)?).await?,
+    ))
+}
+
+/// POST /ffmpeg/estimate's body, for the handler and the MCP `estimate` tool.
+pub async fn estimate_task(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+) -> AppResult<EstimateResponse> {
+    let (resolved, expected) = pipeline::estimate(state, account, task).await?;
+    let (_, plan) = state.plan_of(account)?;
     let used = state
         .db
         .usage(&account.name, &crate::metering::this_month())
         .await?;
     let quota = plan.monthly_quota_bytes();
-    Ok(Json(EstimateResponse {
+    Ok(EstimateResponse {
         ok: true,
         quota: QuotaFit {
             remaining_gb: remaining_gb(quota, &used),
             fits: used.input_bytes + resolved.stored_bytes() <= quota,
         },
         estimate: expected,
-    }))
+    })
 }

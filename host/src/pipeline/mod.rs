@@ -39,7 +39,7 @@ use crate::media::scratch::Scratch;
 use crate::plugins::types::PolicyDecision;
 use crate::task::Task;
 use crate::tenants::TaskPermit;
-use crate::usage::{Charge, Usage};
+use crate::usage::{Charge, Estimate, Usage};
 use crate::{files, metering};
 
 /// A run that finished: its outputs registered, its figures measured (not yet charged).
@@ -127,6 +127,21 @@ pub async fn dry_run(state: &AppState, account: &Account, task: Task) -> AppResu
         decisions: built.decisions,
         output_dir_id: resolved.output_dir.map(|d| d.dir_id),
     })
+}
+
+/// What a task would cost, refused as a run would refuse it (the policy builds its command
+/// against the staging layout), but not checked against the quota: the caller reports the fit.
+pub async fn estimate(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+) -> AppResult<(Resolved, Estimate)> {
+    let resolved = resolve_unmetered(state, account, task).await?;
+    let scratch = scratch(state)?;
+    let staged = stage::layout(&scratch, &resolved.inputs);
+    build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
+    let expected = estimate::of(state, &resolved).await?;
+    Ok((resolved, expected))
 }
 
 /// Stage, build, run and register a resolved and imported task. The caller charges it.

@@ -177,6 +177,13 @@ pub fn catalogue() -> &'static [Tool] {
                  without running or charging anything.",
                 read_only(),
             ),
+            tool::<ProcessRequest, EstimateResponse>(
+                "estimate",
+                "What a task would cost before running it: expected processing seconds, output \
+                 bytes and GB-seconds (with a confidence and what it is based on), and whether \
+                 its inputs fit this month's remaining quota. Runs nothing, charges nothing.",
+                read_only(),
+            ),
             tool::<ProcessRequest, ProcessResponse>(
                 "process",
                 "Run an ffmpeg task now and wait for it: inputs are `<dir_id>/<file_name>` paths \
@@ -372,6 +379,10 @@ impl Tools {
             "validate" => {
                 let task = api::process::task_from(&args)?;
                 body(api::process::dry_run_task(state, account, task).await?)
+            }
+            "estimate" => {
+                let task = api::process::task_from(&args)?;
+                body(api::process::estimate_task(state, account, task).await?)
             }
             "process" => {
                 let task = api::process::task_from(&args)?;
