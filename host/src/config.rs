@@ -378,6 +378,42 @@ pub struct PluginEntry {
     /// The `llm` import, granted to this plugin only.
     #[serde(default)]
     pub llm: Option<LlmGrant>,
+    /// Translator only: a second translator asked when this one refuses.
+    #[serde(default)]
+    pub fallback: Option<Fallback>,
+}
+
+/// `fallback = "<path>"`, or a table with the keys of a plugin entry (`path`, `config`, `llm`).
+#[derive(Debug, Clone)]
+pub struct Fallback(Box<PluginEntry>);
+
+impl Fallback {
+    pub fn entry(&self) -> PluginEntry {
+        (*self.0).clone()
+    }
+}
+
+impl<'de> Deserialize<'de> for Fallback {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let entry = match toml::Value::deserialize(d)? {
+            toml::Value::String(path) => PluginEntry {
+                path: path.into(),
+                config: None,
+                llm: None,
+                fallback: None,
+            },
+            toml::Value::Table(table) => {
+                let entry: PluginEntry = table.try_into().map_err(D::Error::custom)?;
+                if entry.fallback.is_some() {
+                    return Err(D::Error::custom("a fallback has no fallback of its own"));
+                }
+                entry
+            }
+            _ => return Err(D::Error::custom("expected a path or a table")),
+        };
+        Ok(Fallback(Box::new(entry)))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

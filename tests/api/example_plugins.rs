@@ -316,3 +316,47 @@ async fn phrasebook_translator_understands_its_house_phrases() {
     assert!(name.ends_with(".mp3"), "{name}");
     assert_eq!(stream(&p, "audio").unwrap()["channels"], 2);
 }
+
+/// `[plugins.translator] fallback`: the default translator first; what it refuses goes to the
+/// phrasebook, and a refusal by both is the default translator's.
+#[tokio::test]
+async fn a_fallback_translator_answers_what_the_first_refuses() {
+    let s = Server::start_with(Options {
+        extra: format!(
+            "[plugins.translator]\npath = \"{}\"\nfallback = \"{}\"\n",
+            wasm("translator").display(),
+            wasm("phrasebook_translator").display()
+        ),
+        ..Default::default()
+    })
+    .await;
+    let plain = Server::start().await;
+    let dir = s.mkdir(ALICE).await;
+    let input = s.upload_file(ALICE, Some(&dir), &media().clip()).await;
+    async fn ask(s: &Server, instructions: &str, input: &str) -> (reqwest::StatusCode, Value) {
+        let body = json!({"inputs": [{"file_path": input}], "instructions": instructions});
+        s.post("/ai/ffmpeg/process", ALICE, body).await
+    }
+
+    // Refused by the default translator alone ...
+    let plain_input = plain.upload_file(ALICE, None, &media().clip()).await;
+    let (status, alone) = ask(&plain, "podcast version", &plain_input).await;
+    assert_eq!(status, 400, "{alone}");
+    // ... answered by the fallback.
+    let (name, p, body) = natural(&s, &input, "podcast version").await;
+    assert!(name.ends_with(".mp3"), "{name} {body}");
+    assert!(stream(&p, "video").is_none(), "{body}");
+    assert_eq!(stream(&p, "audio").expect("audio")["channels"], 1, "{body}");
+    // What the default translator understands never reaches the fallback: the same task.
+    let (_, first) = ask(&s, "extract the audio as mp3", &input).await;
+    let (_, alone) = ask(&plain, "extract the audio as mp3", &plain_input).await;
+    assert_eq!(
+        first["generated_command"]["outputs"],
+        alone["generated_command"]["outputs"]
+    );
+    // Refused by both: the first translator's message.
+    let (status, both) = ask(&s, "make it sparkle like a diamond", &input).await;
+    let (_, alone) = ask(&plain, "make it sparkle like a diamond", &plain_input).await;
+    assert_eq!(status, 400, "{both}");
+    assert_eq!(both["error"], alone["error"]);
+}

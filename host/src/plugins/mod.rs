@@ -150,10 +150,40 @@ struct Loaded<P> {
     budget_ticks: u64,
 }
 
+/// A checked component, before the world's typed wrapper is made.
+struct Prepared {
+    world: World,
+    version: wit::Version,
+    pre: InstancePre<State>,
+    path: PathBuf,
+    config_json: Arc<str>,
+    llm: Option<Arc<LlmAccess>>,
+    budget_ticks: u64,
+}
+
+impl Prepared {
+    fn into_loaded<P>(
+        self,
+        typed: fn(wit::Version, InstancePre<State>) -> wasmtime::Result<P>,
+    ) -> anyhow::Result<Loaded<P>> {
+        let pre =
+            typed(self.version, self.pre).map_err(|e| not_world(&self.path, self.world, e))?;
+        Ok(Loaded {
+            pre,
+            path: self.path,
+            config_json: self.config_json,
+            llm: self.llm,
+            budget_ticks: self.budget_ticks,
+        })
+    }
+}
+
 pub struct PluginHost {
     engine: Engine,
     builder: Option<Loaded<wit::Builder>>,
     translator: Option<Loaded<wit::Translator>>,
+    /// Asked when the translator refuses (`plugins.translator.fallback`).
+    translator_fallback: Option<Loaded<wit::Translator>>,
     formatter: Option<Loaded<wit::Formatter>>,
     permits: Arc<Semaphore>,
     memory_bytes: usize,
@@ -169,6 +199,7 @@ impl PluginHost {
             engine,
             builder: None,
             translator: None,
+            translator_fallback: None,
             formatter: None,
             permits: Arc::new(Semaphore::new(cfg.max_instances as usize)),
             memory_bytes: (cfg.memory_mb * 1024 * 1024) as usize,
@@ -186,66 +217,97 @@ impl PluginHost {
                 );
                 continue;
             }
-            let component = compile_cached(&host.engine, &path, cache_dir)?;
-            let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
-                Some(table) => serde_json::to_string(table)?.into(),
-                None => "{}".into(),
-            };
-            let llm = match entry.and_then(|e| e.llm.as_ref()) {
-                Some(grant) if world == World::Translator => Some(Arc::new(LlmAccess {
-                    grant: grant.clone(),
-                    net: net.clone(),
-                    api_key: (!grant.api_key_env.is_empty())
-                        .then(|| std::env::var(&grant.api_key_env).ok())
-                        .flatten(),
-                })),
-                Some(_) => anyhow::bail!(
-                    "config key `plugins.{}.llm`: only translator plugins may be granted llm",
-                    world.name().replace('-', "_")
-                ),
-                None => None,
-            };
-            let mut ticks = cfg.timeout_ms.div_ceil(TICK.as_millis() as u64).max(1);
-            if let Some(llm) = &llm {
-                // Waiting for the model counts against the call; allow a few round trips.
-                ticks += 3 * llm.grant.timeout_s * 1000 / TICK.as_millis() as u64;
-            }
-            let version = wit::detect(&host.engine, &component, world)
-                .map_err(|e| not_world(&path, world, e))?;
-            let linker = linker_for(&host.engine, world, version)?;
-            let pre = linker
-                .instantiate_pre(&component)
-                .map_err(|e| not_world(&path, world, e))?;
-            macro_rules! loaded {
-                ($pre:expr) => {
-                    Some(Loaded {
-                        pre: $pre.map_err(|e| not_world(&path, world, e))?,
-                        path: path.clone(),
-                        config_json,
-                        llm,
-                        budget_ticks: ticks,
-                    })
-                };
-            }
+            let prepared = host.prepare(cfg, cache_dir, net, world, path, entry)?;
             match world {
                 World::CommandBuilder => {
-                    host.builder = loaded!(wit::Builder::new(version, pre));
+                    host.builder = Some(prepared.into_loaded(wit::Builder::new)?);
                 }
                 World::Translator => {
-                    host.translator = loaded!(wit::Translator::new(version, pre));
+                    host.translator = Some(prepared.into_loaded(wit::Translator::new)?);
                 }
                 World::WebhookFormatter => {
-                    host.formatter = loaded!(wit::Formatter::new(version, pre));
+                    host.formatter = Some(prepared.into_loaded(wit::Formatter::new)?);
                 }
             }
-            tracing::info!(
-                "plugin {} ({}) loaded from {}",
-                world.name(),
-                version.name(),
-                path.display()
-            );
+            match entry.and_then(|e| e.fallback.as_ref()) {
+                Some(fallback) if world == World::Translator => {
+                    let fallback = fallback.entry();
+                    let prepared = host.prepare(
+                        cfg,
+                        cache_dir,
+                        net,
+                        world,
+                        fallback.path.clone(),
+                        Some(&fallback),
+                    )?;
+                    host.translator_fallback = Some(prepared.into_loaded(wit::Translator::new)?);
+                }
+                Some(_) => anyhow::bail!(
+                    "config key `plugins.{}.fallback`: only the translator has a fallback",
+                    world.name().replace('-', "_")
+                ),
+                None => {}
+            }
         }
         Ok(host)
+    }
+
+    /// Compiles (or loads from the cache) one component for `world`, with its config and
+    /// grants, and checks that it implements the world.
+    fn prepare(
+        &self,
+        cfg: &config::Plugins,
+        cache_dir: &Path,
+        net: &Net,
+        world: World,
+        path: PathBuf,
+        entry: Option<&config::PluginEntry>,
+    ) -> anyhow::Result<Prepared> {
+        let component = compile_cached(&self.engine, &path, cache_dir)?;
+        let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
+            Some(table) => serde_json::to_string(table)?.into(),
+            None => "{}".into(),
+        };
+        let llm = match entry.and_then(|e| e.llm.as_ref()) {
+            Some(grant) if world == World::Translator => Some(Arc::new(LlmAccess {
+                grant: grant.clone(),
+                net: net.clone(),
+                api_key: (!grant.api_key_env.is_empty())
+                    .then(|| std::env::var(&grant.api_key_env).ok())
+                    .flatten(),
+            })),
+            Some(_) => anyhow::bail!(
+                "config key `plugins.{}.llm`: only translator plugins may be granted llm",
+                world.name().replace('-', "_")
+            ),
+            None => None,
+        };
+        let mut ticks = cfg.timeout_ms.div_ceil(TICK.as_millis() as u64).max(1);
+        if let Some(llm) = &llm {
+            // Waiting for the model counts against the call; allow a few round trips.
+            ticks += 3 * llm.grant.timeout_s * 1000 / TICK.as_millis() as u64;
+        }
+        let version =
+            wit::detect(&self.engine, &component, world).map_err(|e| not_world(&path, world, e))?;
+        let linker = linker_for(&self.engine, world, version)?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| not_world(&path, world, e))?;
+        tracing::info!(
+            "plugin {} ({}) loaded from {}",
+            world.name(),
+            version.name(),
+            path.display()
+        );
+        Ok(Prepared {
+            world,
+            version,
+            pre,
+            path,
+            config_json,
+            llm,
+            budget_ticks: ticks,
+        })
     }
 
     /// Which worlds have a plugin, and from where (for readiness reports).

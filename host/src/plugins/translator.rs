@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::types::{CompletionRequest, InputFacts, StreamFacts};
-use super::{LlmAccess, PluginError, PluginHost, World};
+use super::{LlmAccess, Loaded, PluginError, PluginHost, World, wit};
 use crate::task::{ProbeConfig, Task};
 
 impl PluginHost {
@@ -14,15 +14,14 @@ impl PluginHost {
         instructions: &str,
         inputs: &[InputFacts],
     ) -> Result<Task, PluginError> {
-        let (instructions, inputs) = (instructions.to_string(), inputs.to_vec());
-        self.call(
-            self.translator.as_ref(),
-            World::Translator,
-            move |t, store| {
+        let ask = |fallback: bool| {
+            let loaded = self.translator_or_fallback(fallback);
+            let (instructions, inputs) = (instructions.to_string(), inputs.to_vec());
+            self.call(loaded, World::Translator, move |t, store| {
                 Box::pin(async move { t.translate_task(store, &instructions, &inputs).await })
-            },
-        )
-        .await
+            })
+        };
+        self.or_fallback(ask(false).await, || ask(true)).await
     }
 
     pub async fn translate_probe(
@@ -30,15 +29,44 @@ impl PluginHost {
         instructions: &str,
         input: &InputFacts,
     ) -> Result<ProbeConfig, PluginError> {
-        let (instructions, input) = (instructions.to_string(), input.clone());
-        self.call(
-            self.translator.as_ref(),
-            World::Translator,
-            move |t, store| {
+        let ask = |fallback: bool| {
+            let loaded = self.translator_or_fallback(fallback);
+            let (instructions, input) = (instructions.to_string(), input.clone());
+            self.call(loaded, World::Translator, move |t, store| {
                 Box::pin(async move { t.translate_probe(store, &instructions, &input).await })
-            },
-        )
-        .await
+            })
+        };
+        self.or_fallback(ask(false).await, || ask(true)).await
+    }
+
+    fn translator_or_fallback(&self, fallback: bool) -> Option<&Loaded<wit::Translator>> {
+        if fallback {
+            self.translator_fallback.as_ref()
+        } else {
+            self.translator.as_ref()
+        }
+    }
+
+    /// A refusal goes to the fallback translator, when there is one. If the fallback cannot
+    /// answer either, the first refusal stands: it says what the offline translator did not
+    /// understand, and the fallback's failure (a model endpoint down, say) is the operator's.
+    async fn or_fallback<R>(
+        &self,
+        first: Result<R, PluginError>,
+        fallback: impl AsyncFnOnce() -> Result<R, PluginError>,
+    ) -> Result<R, PluginError> {
+        match first {
+            Err(refused @ PluginError::Refused { .. }) if self.translator_fallback.is_some() => {
+                match fallback().await {
+                    Ok(answer) => Ok(answer),
+                    Err(e) => {
+                        tracing::info!("the fallback translator did not answer either: {e}");
+                        Err(refused)
+                    }
+                }
+            }
+            other => other,
+        }
     }
 }
 

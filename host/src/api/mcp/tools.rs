@@ -578,6 +578,7 @@ mod tests {
                 "get_download_url",
                 "delete_file",
                 "validate",
+                "estimate",
                 "process",
                 "probe",
                 "ask",
