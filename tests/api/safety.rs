@@ -405,3 +405,58 @@ async fn a_full_store_fails_the_task_cleanly_and_recovers() {
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs admitted at once hold their inputs' bytes against the month's quota from the check to
+/// the charge: with room for two runs, of eight simultaneous ones exactly two run, the others
+/// answer the quota's 403, and the month's usage stays within the quota.
+#[tokio::test]
+async fn simultaneous_runs_cannot_pass_the_quota_together() {
+    const FRED: &str = "key_fred_1234567";
+    let size = std::fs::metadata(media().short()).unwrap().len();
+    // Room for 2 runs of short.mp4, not 3.
+    let quota_gb = (size as f64 * 2.5) / 1_073_741_824.0;
+    let s = Server::start_with(Options {
+        extra: format!(
+            r#"
+[plans.metered]
+max_file_size_mb = 10
+monthly_quota_gb = {quota_gb}
+max_concurrent_tasks = 16
+
+[[accounts]]
+name = "fred"
+plan = "metered"
+api_key = "{FRED}"
+"#
+        ),
+        ..Default::default()
+    })
+    .await;
+    let input = s.upload_file(FRED, None, &media().short()).await;
+    // A run that fails is not charged and releases its hold (else only one more would run).
+    let (status, body) = s.process(FRED, json!({"inputs": [{"file_path": input}], "outputs": [{"file": "a.mp4", "maps": ["0:s"]}]})).await;
+    assert!(
+        status.is_client_error() || status.is_server_error(),
+        "{body}"
+    );
+    let runs = (0..8).map(|i| {
+        let task = json!({"inputs": [{"file_path": input}], "outputs": [{"file": format!("f{i}.png"), "options": ["-frames:v", "1"]}]});
+        let s = &s;
+        async move { s.process(FRED, task).await }
+    });
+    let answers = futures_util::future::join_all(runs).await;
+    let ran = answers.iter().filter(|(status, _)| *status == 200).count();
+    for (status, body) in &answers {
+        if *status != 200 {
+            assert_eq!(*status, 403, "{body}");
+            let error = body["error"].as_str().unwrap();
+            assert!(error.starts_with("Quota exceeded"), "{error}");
+        }
+    }
+    assert_eq!(ran, 2, "{answers:?}");
+    let (_, usage) = s.get("/usage", FRED).await;
+    let used_gb = usage["usage"]["input_size_gb"].as_f64().unwrap();
+    assert!(used_gb <= quota_gb, "{usage}");
+    let (status, body) = s.process(FRED, json!({"inputs": [{"file_path": input}], "outputs": [{"file": "g.png", "options": ["-frames:v", "1"]}]})).await;
+    assert_eq!(status, 403, "{body}");
+}

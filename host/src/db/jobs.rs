@@ -479,13 +479,14 @@ impl Db {
         token: &str,
         now: i64,
         end: JobEnd<'_>,
+        quota_hold: &str,
     ) -> DbResult<bool> {
         let (status, completed, failed) = match &end {
             JobEnd::Completed { .. } => (JobStatus::Completed, Some(&end), None),
             JobEnd::Failed { .. } => (JobStatus::Failed, None, Some(&end)),
         };
         let mut vars = json!({
-            "id": job_id, "t": token, "now": now, "status": status,
+            "id": job_id, "t": token, "now": now, "status": status, "hold": quota_hold,
             "event": format!("evt_{job_id}_{}", status.as_str()),
             "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "oc": 0,
             "error": None::<String>, "details": None::<String>, "charge": None::<Value>, "a": None::<Value>, "m": None::<Value>, "charged": false,
@@ -512,7 +513,8 @@ impl Db {
             vars["error"] = json!(error);
             vars["details"] = json!(details);
         }
-        // Statements: 0 BEGIN, 1 LET, 2 IF, 3 SELECT (whether this worker finished it), 4 COMMIT.
+        // Statements: 0 BEGIN, 1 LET, 2 IF, 3 DELETE (the run's quota hold, which the charge
+        // replaces), 4 SELECT (whether this worker finished it), 5 COMMIT.
         let rows: Vec<Value> = self
             .rows_at(
                 concat!(
@@ -527,11 +529,12 @@ impl Db {
                     add_usage!(),
                     ";
                  };
+                 IF array::len($done) > 0 { DELETE type::record('quota_hold', $hold); };
                  SELECT * FROM $done;
                  COMMIT TRANSACTION;"
                 ),
                 vars,
-                3,
+                4,
             )
             .await?;
         Ok(!rows.is_empty())

@@ -98,6 +98,17 @@ pub struct Directory {
     pub expires_at: i64,
 }
 
+/// Bytes of an account's month set aside for a run between its quota check and its charge.
+#[derive(Debug, Clone)]
+pub struct QuotaHold {
+    pub id: String,
+    pub account: String,
+    pub month: String,
+    pub bytes: u64,
+    /// When the hold lapses by itself (unix ms), should its run never end it (a crash).
+    pub until: i64,
+}
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum FileState {
@@ -510,6 +521,86 @@ impl Db {
             json!({ "a": account, "m": month, "charge": run }),
         )
         .await
+    }
+
+    /// The bytes of the account's month charged or held by runs under way.
+    pub async fn quota_taken(&self, account: &str, month: &str, now: i64) -> DbResult<u64> {
+        let rows: Vec<u64> = self
+            .rows(
+                "RETURN [math::sum(SELECT VALUE input_bytes FROM type::record('usage', [$a, $m]))
+                    + math::sum(SELECT VALUE bytes FROM quota_hold WHERE account = $a AND month = $m AND until > $now)]",
+                json!({ "a": account, "m": month, "now": now }),
+            )
+            .await?;
+        Ok(rows.into_iter().next().unwrap_or(0))
+    }
+
+    /// Holds `bytes` of account `a`'s month `m` against `quota` (hold `id`, until `until`) if
+    /// the month's charges and the live holds leave room for them. Answers the bytes taken
+    /// before this hold (charges and live holds) and whether it was made. Every hold also
+    /// writes the month's usage record, so two made at once conflict and one of them counts
+    /// again (`query` retries it): the quota holds across instances.
+    pub async fn hold_quota(
+        &self,
+        hold: &QuotaHold,
+        quota: u64,
+        now: i64,
+    ) -> DbResult<(u64, bool)> {
+        #[derive(Deserialize)]
+        struct Row {
+            taken: u64,
+            held: bool,
+        }
+        // Statements: 0 BEGIN, 1-3 LET, 4 IF, 5 SELECT (the figures), 6 COMMIT.
+        let rows: Vec<Row> = self
+            .rows_at(
+                "BEGIN TRANSACTION;
+                 LET $used = math::sum(SELECT VALUE input_bytes FROM type::record('usage', [$a, $m]));
+                 LET $taken = $used + math::sum(SELECT VALUE bytes FROM quota_hold WHERE account = $a AND month = $m AND until > $now AND id != type::record('quota_hold', $id));
+                 LET $held = $taken + $n <= $quota;
+                 IF $held {
+                     UPSERT type::record('quota_hold', $id) SET account = $a, month = $m, bytes = $n, until = $until;
+                     UPSERT type::record('usage', [$a, $m]) SET account = $a, month = $m,
+                         input_bytes = input_bytes OR 0, output_bytes = output_bytes OR 0,
+                         time_sec = time_sec OR 0.0, gb_sec = gb_sec OR 0.0, held_at = $now;
+                 };
+                 SELECT * FROM [{ taken: $taken, held: $held }];
+                 COMMIT TRANSACTION;",
+                json!({ "a": hold.account, "m": hold.month, "id": hold.id, "n": hold.bytes,
+                        "until": hold.until, "quota": quota, "now": now }),
+                5,
+            )
+            .await?;
+        let row = rows
+            .into_iter()
+            .next()
+            .ok_or_else(|| DbError::Other("quota hold: no answer".into()))?;
+        Ok((row.taken, row.held))
+    }
+
+    /// Ends a hold: its run is charged (`charge`, in the same transaction) or abandoned.
+    pub async fn end_quota_hold(&self, hold: &QuotaHold, charge: Option<&Charge>) -> DbResult<()> {
+        let vars = json!({ "a": hold.account, "m": hold.month, "id": hold.id, "charge": charge });
+        match charge {
+            Some(_) => {
+                self.exec(
+                    concat!(
+                        "BEGIN TRANSACTION;
+                         DELETE type::record('quota_hold', $id);
+                         ",
+                        add_usage!(),
+                        ";
+                         COMMIT TRANSACTION;"
+                    ),
+                    vars,
+                )
+                .await
+            }
+            None => {
+                self.exec("DELETE type::record('quota_hold', $id)", vars)
+                    .await
+            }
+        }
     }
 
     // ---- throughput (estimates) ------------------------------------------------------------

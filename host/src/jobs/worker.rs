@@ -75,14 +75,15 @@ async fn worker_loop(state: Arc<AppState>) {
 }
 
 enum Ended {
-    Done(Result<Completed, AppError>),
+    Done(Result<(Completed, metering::Hold), AppError>),
     LeaseLost,
 }
 
 async fn run(state: &Arc<AppState>, job: Job, token: &str) {
     tracing::info!(job_id = job.job_id, attempt = job.attempts, "job started");
     let (progress_tx, progress_rx) = watch::channel(0u64);
-    let work = execute(state, &job, progress_tx);
+    let hold_id = metering::job_hold_id(&job.job_id, token);
+    let work = execute(state, &job, &hold_id, progress_tx);
     let keep = keep_lease(state.clone(), &job, token, progress_rx);
     // Dropping `work` when the lease is lost kills its ffmpeg process group.
     let ended = tokio::select! {
@@ -90,6 +91,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
         () = keep => Ended::LeaseLost,
     };
     let now = clock::now_ms();
+    let mut kept_hold = None;
     let finished = match ended {
         Ended::LeaseLost => {
             tracing::warn!(
@@ -98,7 +100,10 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
             );
             return;
         }
-        Ended::Done(Ok(done)) => {
+        Ended::Done(Ok((done, hold))) => {
+            // `finish_job` charges the run and ends its hold in one transaction; if it does
+            // not finish the job, dropping the hold releases it.
+            kept_hold = Some(hold);
             let end = JobEnd::Completed {
                 result: &done.outputs,
                 usage: &done.usage,
@@ -107,18 +112,27 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
                 charge: &done.charge,
                 month: &metering::this_month(),
             };
-            state.db.finish_job(&job.job_id, token, now, end).await
+            state
+                .db
+                .finish_job(&job.job_id, token, now, end, &hold_id)
+                .await
         }
         Ended::Done(Err(e)) => {
             let end = JobEnd::Failed {
                 error: e.to_string(),
                 details: e.details().map(str::to_string),
             };
-            state.db.finish_job(&job.job_id, token, now, end).await
+            state
+                .db
+                .finish_job(&job.job_id, token, now, end, &hold_id)
+                .await
         }
     };
     match finished {
-        Ok(true) => tracing::info!(job_id = job.job_id, "job finished"),
+        Ok(true) => {
+            kept_hold.map(metering::Hold::ended);
+            tracing::info!(job_id = job.job_id, "job finished")
+        }
         Ok(false) => tracing::warn!(job_id = job.job_id, "job was taken over before it finished"),
         Err(e) => tracing::error!(job_id = job.job_id, "cannot finish job: {e}"),
     }
@@ -128,14 +142,17 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
 async fn execute(
     state: &Arc<AppState>,
     job: &Job,
+    hold_id: &str,
     progress: watch::Sender<u64>,
-) -> Result<Completed, AppError> {
+) -> Result<(Completed, metering::Hold), AppError> {
     let account =
         state.db.account(&job.account).await?.ok_or_else(|| {
             AppError::Internal(anyhow::anyhow!("account {} is gone", job.account))
         })?;
     let resolved = pipeline::reload(state, &account, &job.task, &job.run).await?;
-    pipeline::execute(state, &resolved, Some(progress)).await
+    let hold = metering::hold(state, &account, resolved.stored_bytes(), hold_id.into()).await?;
+    let done = pipeline::execute(state, &resolved, Some(progress)).await?;
+    Ok((done, hold))
 }
 
 /// Renews the lease (and publishes progress) until it is lost; never returns otherwise.

@@ -110,9 +110,23 @@ pub async fn run_admitted(
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Completed> {
     let resolved = prepare(state, account, task).await?;
-    let done = execute(state, &resolved, progress).await?;
-    metering::charge(state, &account.name, &done.charge).await?;
-    Ok(done)
+    let hold = metering::hold(
+        state,
+        account,
+        resolved.stored_bytes(),
+        crate::names::random_id(20),
+    )
+    .await?;
+    match execute(state, &resolved, progress).await {
+        Ok(done) => {
+            hold.settle(&done.charge).await?;
+            Ok(done)
+        }
+        Err(e) => {
+            hold.release().await;
+            Err(e)
+        }
+    }
 }
 
 /// The same pipeline stopped after *build*: URL inputs are not fetched, nothing runs or is
