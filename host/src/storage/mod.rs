@@ -22,8 +22,9 @@ pub struct Presigned {
 
 #[async_trait]
 pub trait ObjectStore: Send + Sync {
-    /// A URL the tenant PUTs the bytes to. The local store refuses more than `max_bytes`; S3
-    /// cannot, so sizes are checked again when an upload is adopted (`files::adopt`).
+    /// A URL the tenant PUTs the bytes to. The host's blob route refuses more than `max_bytes`;
+    /// a bucket cannot (`storage.s3.direct_uploads`), so sizes are checked again when an upload
+    /// is adopted (`files::adopt`).
     async fn presign_upload(
         &self,
         object: &str,

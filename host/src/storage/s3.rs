@@ -1,8 +1,11 @@
-//! The S3 object store: presigned PUT and GET URLs go straight to the bucket (the service never
-//! carries the tenant's bytes), and a job's inputs and outputs stream between the bucket and its
-//! scratch directory without being held in memory. Works with AWS and S3-compatible servers.
+//! The S3 object store: uploads go through the host (`api/blob.rs`), which enforces the plan's
+//! size as the local store does, unless `storage.s3.direct_uploads` presigns PUTs straight to
+//! the bucket (sizes then checked at first use, `files::adopt`); downloads are presigned GETs
+//! on the bucket. A job's inputs and outputs stream between the bucket and its scratch
+//! directory without being held in memory. Works with AWS and S3-compatible servers.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -19,6 +22,7 @@ use aws_smithy_http_client::tls::{self, TrustStore, rustls_provider::CryptoMode}
 use tokio::io::AsyncWriteExt;
 
 use super::attachment::{content_disposition, guess_type};
+use super::presign::{BlobUrls, Method};
 use super::{ObjectStore, Presigned};
 use crate::config;
 
@@ -31,12 +35,18 @@ pub struct S3Store {
     bucket: String,
     /// Objects are stored under this prefix, so a bucket can be shared with other data.
     prefix: String,
+    /// Where tenants PUT uploads: the host's blob route, or `None` for the bucket itself.
+    host_uploads: Option<Arc<BlobUrls>>,
 }
 
 impl S3Store {
     /// Builds the client and checks that the bucket answers, so a wrong endpoint, bucket or
     /// credential stops start-up with a clear message instead of failing the first upload.
-    pub async fn connect(cfg: &config::S3, extra_ca_file: &str) -> anyhow::Result<S3Store> {
+    pub async fn connect(
+        cfg: &config::S3,
+        extra_ca_file: &str,
+        host_uploads: Option<Arc<BlobUrls>>,
+    ) -> anyhow::Result<S3Store> {
         let (key_id, secret, token) = credentials(cfg)?;
         let region = first_set(&[&cfg.region, &env("AWS_REGION"), &env("AWS_DEFAULT_REGION")])
             .unwrap_or_else(|| "us-east-1".into());
@@ -68,6 +78,7 @@ impl S3Store {
             client: Client::from_conf(builder.build()),
             bucket: cfg.bucket.clone(),
             prefix: cfg.prefix.trim_matches('/').to_string(),
+            host_uploads,
         };
         store
             .client
@@ -183,9 +194,15 @@ impl ObjectStore for S3Store {
     async fn presign_upload(
         &self,
         object: &str,
-        _max_bytes: u64,
+        max_bytes: u64,
         ttl_s: u64,
     ) -> anyhow::Result<Presigned> {
+        if let Some(urls) = &self.host_uploads {
+            return Ok(Presigned {
+                url: urls.url(Method::Put, object, ttl_s, Some(max_bytes)),
+                headers: Default::default(),
+            });
+        }
         let request = self
             .client
             .put_object()
