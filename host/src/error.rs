@@ -46,6 +46,10 @@ pub enum AppError {
     PluginRefused(String),
     #[error("The command builder produced a command the host refuses: {0}")]
     HostRefused(String),
+    /// A concat list input that names something other than the task's inputs
+    /// (`pipeline/concat.rs`).
+    #[error("Concat list '{list}' is not allowed: {why}")]
+    ConcatList { list: String, why: String },
     /// The outbound client's refusal of a URL (scheme, address, port), in its words.
     #[error("{0}")]
     UrlRefused(String),
@@ -195,6 +199,7 @@ impl AppError {
             | InvalidPriority
             | PluginRefused(_)
             | HostRefused(_)
+            | ConcatList { .. }
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
