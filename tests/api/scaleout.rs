@@ -440,3 +440,68 @@ async fn start_up_waits_for_the_database_and_names_what_is_unreachable() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test]
+async fn the_s3_server_down_for_a_while() {
+    let mut s3 = S3Server::start();
+    let s = Server::start_with(with(&[s3.env()], &[])).await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let dir = input.split('/').next().unwrap().to_string();
+    let png = std::fs::read(media().image()).unwrap();
+    let task = json!({"inputs": [{"file_path": input}],
+                      "outputs": [{"file": "thumb.png", "options": ["-frames:v", "1"]}]});
+    let unavailable = "File storage is unavailable; nothing was kept, try again shortly";
+
+    s3.stop();
+    // An upload: the record is made (no bucket call), the bytes are refused with a 503.
+    let (status, created) = s
+        .post(
+            "/file",
+            ALICE,
+            json!({"file_name": "later.png", "dir_id": dir}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let url = created["upload"]["url"].as_str().unwrap().to_string();
+    let later = created["file"]["file_path"].as_str().unwrap().to_string();
+    let res = s.http().put(&url).body(png.clone()).send().await.unwrap();
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().contains_key("retry-after"));
+    assert_eq!(res.json::<Value>().await.unwrap()["error"], unavailable);
+    // A task, sync and as a job.
+    let (status, body) = s.process(ALICE, task.clone()).await;
+    assert_eq!(
+        (status.as_u16(), &body["error"]),
+        (503, &json!(unavailable)),
+        "{body}"
+    );
+    let job = submit(&s, ALICE, json!({ "task": task })).await;
+    let failed = wait_for(&s, ALICE, &job, &["failed"], 60).await;
+    assert_eq!(failed["error"], unavailable, "{failed}");
+    // Nothing half-registered: no output, the upload still waiting for its bytes (whether
+    // they arrived is a question for the bucket, so that too is a 503 while it is down).
+    assert_eq!(s.file_names(ALICE, &dir).await, ["short.mp4", "later.png"]);
+    let (status, _) = s.get(&format!("/file/{later}"), ALICE).await;
+    assert_eq!(status, 503);
+
+    s3.restart();
+    let (status, info) = s.get(&format!("/file/{later}"), ALICE).await;
+    assert_eq!(
+        (status.as_u16(), &info["file_info"]["file_size"]),
+        (200, &json!(0)),
+        "{info}"
+    );
+    assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
+    // The same upload URL now works, and so do tasks.
+    let res = s.http().put(&url).body(png.clone()).send().await.unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    assert_eq!(s.download(ALICE, &later).await, png);
+    let (status, body) = s.process(ALICE, task).await;
+    assert_eq!(status, 200, "{body}");
+    let out = s.fetch_outputs(&body).await;
+    assert_eq!(
+        probe_bytes(&out[0].1, "png")["streams"][0]["codec_name"],
+        "png"
+    );
+    assert_eq!(s3.objects().len(), 3, "{:?}", s3.objects());
+}

@@ -12,6 +12,12 @@ use std::path::Path;
 
 use async_trait::async_trait;
 
+/// The store did not answer (or failed on its side): the request may succeed later. Carried in
+/// an `anyhow::Error`, it becomes a 503 (`error.rs`).
+#[derive(Debug, thiserror::Error)]
+#[error("object store unavailable: {0}")]
+pub struct Unavailable(pub String);
+
 /// A request the tenant makes straight to the store.
 #[derive(Debug, Clone)]
 pub struct Presigned {

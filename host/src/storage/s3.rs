@@ -23,7 +23,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::attachment::{content_disposition, guess_type};
 use super::presign::{BlobUrls, Method};
-use super::{ObjectStore, Presigned};
+use super::{ObjectStore, Presigned, Unavailable};
 use crate::config;
 
 /// Outputs up to this size go up in one PUT; larger ones as a multipart upload of these parts
@@ -112,7 +112,7 @@ impl S3Store {
             .key(key)
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 create multipart upload: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 create multipart upload", &e))?;
         let upload_id = upload
             .upload_id()
             .context("S3 gave no upload id")?
@@ -162,7 +162,7 @@ impl S3Store {
                 .body(body)
                 .send()
                 .await
-                .map_err(|e| anyhow::anyhow!("S3 upload part {number}: {}", describe(&e)))?;
+                .map_err(|e| failed(&format!("S3 upload part {number}"), &e))?;
             parts.push(
                 CompletedPart::builder()
                     .part_number(number)
@@ -184,7 +184,7 @@ impl S3Store {
             )
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 complete multipart upload: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 complete multipart upload", &e))?;
         Ok(())
     }
 }
@@ -256,7 +256,7 @@ impl ObjectStore for S3Store {
         {
             Ok(head) => Ok(Some(head.content_length().unwrap_or(0).max(0) as u64)),
             Err(e) if status(&e) == Some(404) => Ok(None),
-            Err(e) => Err(anyhow::anyhow!("S3 head object: {}", describe(&e))),
+            Err(e) => Err(failed("S3 head object", &e)),
         }
     }
 
@@ -274,7 +274,7 @@ impl ObjectStore for S3Store {
                 .body(ByteStream::from_path(src).await?)
                 .send()
                 .await
-                .map_err(|e| anyhow::anyhow!("S3 put object: {}", describe(&e)))?;
+                .map_err(|e| failed("S3 put object", &e))?;
         }
         Ok(size)
     }
@@ -287,7 +287,7 @@ impl ObjectStore for S3Store {
             .key(self.key(object))
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 get object: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 get object", &e))?;
         let mut body = object.body.into_async_read();
         let mut file = tokio::fs::File::create(dest).await?;
         tokio::io::copy(&mut body, &mut file).await?;
@@ -303,7 +303,7 @@ impl ObjectStore for S3Store {
             .key(self.key(object))
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 delete object: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 delete object", &e))?;
         Ok(())
     }
 
@@ -318,7 +318,7 @@ impl ObjectStore for S3Store {
             .into_paginator()
             .send();
         while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| anyhow::anyhow!("S3 list objects: {}", describe(&e)))?;
+            let page = page.map_err(|e| failed("S3 list objects", &e))?;
             for object in page.contents() {
                 let (Some(key), Some(modified)) = (object.key(), object.last_modified()) else {
                     continue;
@@ -372,6 +372,26 @@ fn first_set(values: &[&String]) -> Option<String> {
 
 fn status<E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> Option<u16> {
     e.raw_response().map(|r| r.status().as_u16())
+}
+
+/// An S3 call's failure for the caller: `Unavailable` (so a 503, `error.rs`) when the store did
+/// not answer or answered with a server error, which retrying later may cure.
+fn failed<E>(what: &str, e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> anyhow::Error
+where
+    E: std::error::Error + 'static,
+{
+    let message = format!("{what}: {}", describe(e));
+    let down = match e {
+        SdkError::DispatchFailure(_) | SdkError::TimeoutError(_) | SdkError::ResponseError(_) => {
+            true
+        }
+        _ => status(e).is_some_and(|s| s >= 500),
+    };
+    if down {
+        anyhow::Error::new(Unavailable(message))
+    } else {
+        anyhow::anyhow!(message)
+    }
 }
 
 /// The S3 error code and message, or the transport failure, for logs and start-up errors.
