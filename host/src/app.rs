@@ -16,6 +16,7 @@ use crate::net::Net;
 use crate::plugins::PluginHost;
 use crate::storage::ObjectStore;
 use crate::storage::local::LocalStore;
+use crate::storage::presign::BlobUrls;
 use crate::storage::s3::S3Store;
 use crate::sweeper;
 
@@ -26,6 +27,8 @@ pub struct AppState {
     pub store: Arc<dyn ObjectStore>,
     /// The local store when it is the backend (it serves the presigned URLs itself).
     pub local: Option<Arc<LocalStore>>,
+    /// Signs and checks the URLs of the host's `/blob/{object}` route (either backend).
+    pub blob_urls: Arc<BlobUrls>,
     pub net: Net,
     pub plugins: Arc<PluginHost>,
     pub sandbox: Sandbox,
@@ -69,14 +72,14 @@ impl AppState {
         } else {
             cfg.storage.signing_key.clone()
         };
+        let blob_urls = Arc::new(BlobUrls::new(
+            &cfg.server.public_url,
+            signing_key.as_bytes(),
+        ));
         let (store, local): (Arc<dyn ObjectStore>, Option<Arc<LocalStore>>) =
             match cfg.storage.backend {
                 Backend::Local => {
-                    let local = Arc::new(LocalStore::open(
-                        &cfg.storage.path,
-                        &cfg.server.public_url,
-                        signing_key.as_bytes(),
-                    )?);
+                    let local = Arc::new(LocalStore::open(&cfg.storage.path, blob_urls.clone())?);
                     (local.clone(), Some(local))
                 }
                 Backend::S3 => {
@@ -85,7 +88,8 @@ impl AppState {
                         .s3
                         .as_ref()
                         .expect("checked by Config::validate");
-                    let store = S3Store::connect(s3, &cfg.net.extra_ca_file).await?;
+                    let uploads = (!s3.direct_uploads).then(|| blob_urls.clone());
+                    let store = S3Store::connect(s3, &cfg.net.extra_ca_file, uploads).await?;
                     tracing::info!(bucket = s3.bucket, "object store: S3");
                     (Arc::new(store), None)
                 }
@@ -111,6 +115,7 @@ impl AppState {
             db,
             store,
             local,
+            blob_urls,
             net,
             plugins,
             sandbox,

@@ -140,6 +140,9 @@ pub struct S3 {
     pub access_key_id: String,
     pub secret_access_key: String,
     pub force_path_style: bool,
+    /// Upload URLs straight to the bucket (the host never carries the bytes, but cannot stop
+    /// an upload over the plan's size: it is refused at first use). Default: through the host.
+    pub direct_uploads: bool,
 }
 
 /// Plan sizes are MiB, possibly fractional.

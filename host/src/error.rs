@@ -46,6 +46,10 @@ pub enum AppError {
     PluginRefused(String),
     #[error("The command builder produced a command the host refuses: {0}")]
     HostRefused(String),
+    /// A concat list input that names something other than the task's inputs
+    /// (`pipeline/concat.rs`).
+    #[error("Concat list '{list}' is not allowed: {why}")]
+    ConcatList { list: String, why: String },
     /// The outbound client's refusal of a URL (scheme, address, port), in its words.
     #[error("{0}")]
     UrlRefused(String),
@@ -172,6 +176,8 @@ pub enum AppError {
     UrlTimedOut(u64),
     #[error("No {0} plugin is configured")]
     NoPlugin(&'static str),
+    #[error("File storage is unavailable; nothing was kept, try again shortly")]
+    StorageUnavailable,
 }
 
 impl AppError {
@@ -195,6 +201,7 @@ impl AppError {
             | InvalidPriority
             | PluginRefused(_)
             | HostRefused(_)
+            | ConcatList { .. }
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -232,7 +239,7 @@ impl AppError {
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
             UrlTimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
-            NoPlugin(_) => StatusCode::SERVICE_UNAVAILABLE,
+            NoPlugin(_) | StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
@@ -242,6 +249,7 @@ impl AppError {
         match self {
             AppError::TooManyTasks => Some(1),
             AppError::RateLimited { retry_after_s } => Some(*retry_after_s),
+            AppError::StorageUnavailable => Some(5),
             _ => None,
         }
     }
@@ -319,6 +327,10 @@ impl From<anyhow::Error> for AppError {
         if full {
             tracing::error!("storage full: {e:#}");
             return AppError::InsufficientStorage;
+        }
+        if e.chain().any(|c| c.is::<crate::storage::Unavailable>()) {
+            tracing::warn!("{e:#}");
+            return AppError::StorageUnavailable;
         }
         AppError::Internal(e)
     }

@@ -100,3 +100,12 @@ mod tests {
         assert_eq!(split_file_path("dir/"), None);
     }
 }
+
+/// A tenant's string cut to 80 characters for a message.
+pub fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(80).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}

@@ -25,24 +25,26 @@ fn multipart(command: &str, files: &[(&str, Vec<u8>)]) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-#[tokio::test]
-async fn legacy_run_is_gone_unless_enabled() {
-    let command = json!({"inputs": [{"file": "short.mp4"}], "outputs": [{"file": "thumb.png", "options": ["-frames:v", "1"]}]}).to_string();
-    let (ct, body) = multipart(
-        &command,
-        &[("short.mp4", std::fs::read(media().short()).unwrap())],
-    );
-
-    let s = Server::start().await;
-    let res = s
-        .http()
+/// POST /ffmpeg/run with `command` and `files`, as the old clients send it.
+pub async fn legacy_run(s: &Server, command: &str, files: &[(&str, Vec<u8>)]) -> reqwest::Response {
+    let (ct, body) = multipart(command, files);
+    s.http()
         .post(s.url("/ffmpeg/run"))
         .header("Authorization", format!("Basic {ALICE}"))
         .header("content-type", &ct)
-        .body(body.clone())
+        .body(body)
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn legacy_run_is_gone_unless_enabled() {
+    let command = json!({"inputs": [{"file": "short.mp4"}], "outputs": [{"file": "thumb.png", "options": ["-frames:v", "1"]}]}).to_string();
+    let files = [("short.mp4", std::fs::read(media().short()).unwrap())];
+
+    let s = Server::start().await;
+    let res = legacy_run(&s, &command, &files).await;
     assert_eq!(res.status(), 410);
     let got: serde_json::Value = res.json().await.unwrap();
     assert_eq!(got["ok"], false);
@@ -55,15 +57,7 @@ async fn legacy_run_is_gone_unless_enabled() {
     );
 
     let s = Server::start_with(Options::env(&[("MEDIAFORGE__COMPAT__LEGACY_RUN", "true")])).await;
-    let res = s
-        .http()
-        .post(s.url("/ffmpeg/run"))
-        .header("Authorization", format!("Basic {ALICE}"))
-        .header("content-type", &ct)
-        .body(body)
-        .send()
-        .await
-        .unwrap();
+    let res = legacy_run(&s, &command, &files).await;
     assert_eq!(res.status(), 200);
     assert!(res.headers().contains_key("deprecation") && res.headers().contains_key("sunset"));
     let got: serde_json::Value = res.json().await.unwrap();
@@ -76,18 +70,5 @@ async fn legacy_run_is_gone_unless_enabled() {
     assert_eq!(probe_bytes(&out[0].1, "png")["streams"][0]["width"], 320);
     // The same policy applies: an attack through the old route is refused too.
     let bad = json!({"inputs": [{"file": "short.mp4"}], "outputs": [{"file": "x.mp4", "options": ["-vf", "movie=/etc/passwd"]}]}).to_string();
-    let (ct, body) = multipart(
-        &bad,
-        &[("short.mp4", std::fs::read(media().short()).unwrap())],
-    );
-    let res = s
-        .http()
-        .post(s.url("/ffmpeg/run"))
-        .header("Authorization", format!("Basic {ALICE}"))
-        .header("content-type", &ct)
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 400);
+    assert_eq!(legacy_run(&s, &bad, &files).await.status(), 400);
 }

@@ -415,3 +415,83 @@ async fn dry_run_shows_the_command_without_running_or_charging() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn concat_lists_join_the_tasks_own_inputs() {
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE__COMPAT__LEGACY_RUN", "true")])).await;
+    let dir = s.mkdir(ALICE).await;
+    let clip = std::fs::read(media().short()).unwrap();
+    let a = s.upload(ALICE, Some(&dir), "a.mp4", clip.clone()).await;
+    let b = s
+        .upload(ALICE, Some(&dir), "b clip.mp4", clip.clone())
+        .await;
+    // What the timelapse client sends: a plain list, `-f concat -safe 0`, entries by name, a
+    // quoted name and an outpoint kept.
+    let text = b"# shots\nfile 'a.mp4'\noutpoint 1\nfile 'b clip.mp4'\n".to_vec();
+    let list = s.upload(ALICE, Some(&dir), "list.txt", text.clone()).await;
+    let encode = json!(["-c:v", "libx264", "-preset", "ultrafast", "-an"]);
+    let task = |list_options: serde_json::Value, out: &str| {
+        json!({"inputs": [{"file_path": list, "options": list_options}, {"file_path": a}, {"file_path": b}],
+               "outputs": [{"file": out, "options": encode, "maps": ["0:v"]}]})
+    };
+    let declared = task(json!(["-f", "concat", "-safe", "0"]), "joined.mp4");
+    let (status, body) = s
+        .post("/ffmpeg/validate", ALICE, json!({ "task": declared }))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let command = command_of(&body);
+    assert!(
+        command
+            .windows(4)
+            .any(|w| w == ["-f", "concat", "-safe", "0"])
+            && command.contains(&list.as_str()),
+        "{command:?}"
+    );
+    let (status, body) = s.process(ALICE, declared).await;
+    assert_eq!(status, 200, "{body}");
+    let joined = probe_bytes(&s.fetch_outputs(&body).await[0].1, "mp4");
+    assert!(
+        (duration(&joined) - 3.0).abs() < 0.2,
+        "{}",
+        duration(&joined)
+    );
+    // The stored list is untouched by its rewrite.
+    assert_eq!(s.download(ALICE, &list).await, text);
+
+    // A list ffmpeg detects by its first line, with no options at all.
+    let auto = b"ffconcat version 1.0\nfile a.mp4\nfile 'b clip.mp4'\ninpoint 0.5\n".to_vec();
+    let auto = s.upload(ALICE, Some(&dir), "shots.txt", auto).await;
+    let (status, body) = s
+        .process(
+            ALICE,
+            json!({"inputs": [{"file_path": auto}, {"file_path": a}, {"file_path": b}],
+                   "outputs": [{"file": "auto.mp4", "options": encode, "maps": ["0:v"]}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let joined = probe_bytes(&s.fetch_outputs(&body).await[0].1, "mp4");
+    assert!(
+        (duration(&joined) - 3.5).abs() < 0.2,
+        "{}",
+        duration(&joined)
+    );
+
+    // The legacy route, as the old client calls it, with its uploaded files.
+    let command = json!({"inputs": [{"file": "list.txt", "options": ["-f", "concat", "-safe", "0"]}, {"file": "a.mp4"}, {"file": "b clip.mp4"}],
+                         "outputs": [{"file": "legacy.mp4", "options": ["-map", "0:v", "-c:v", "libx264", "-preset", "ultrafast"]}]})
+    .to_string();
+    let files = [
+        ("list.txt", text),
+        ("a.mp4", clip.clone()),
+        ("b clip.mp4", clip),
+    ];
+    let res = crate::legacy::legacy_run(&s, &command, &files).await;
+    let got: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(got["ok"], true, "{got}");
+    let joined = probe_bytes(&s.fetch_outputs(&got).await[0].1, "mp4");
+    assert!(
+        (duration(&joined) - 3.0).abs() < 0.2,
+        "{}",
+        duration(&joined)
+    );
+}

@@ -39,7 +39,7 @@ async fn files_and_tasks_on_s3() {
     ];
     let s = Server::start_with(with(&[env], &keys)).await;
 
-    // Upload: the presigned PUT goes straight to the bucket; the service never sees the bytes.
+    // Upload: through the host into the bucket.
     let bytes = std::fs::read(media().short()).unwrap();
     let input = s.upload(ALICE, None, "short.mp4", bytes.clone()).await;
     assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
@@ -124,6 +124,15 @@ async fn files_and_tasks_on_s3() {
     assert_eq!(res.status(), 200);
     assert_eq!(res.bytes().await.unwrap().len() as u64, size);
     assert_eq!(s3.objects().len(), 5, "{:?}", s3.objects());
+    // An upload over one part's size goes through the host to the bucket as a multipart upload.
+    let large: Vec<u8> = (0..(65u32 << 20)).map(|i| (i % 251) as u8).collect();
+    let path = s.upload(ALICE, None, "large.bin", large.clone()).await;
+    assert!(
+        s.download(ALICE, &path).await == large,
+        "the large upload comes back whole"
+    );
+    let (status, _) = s.delete(&format!("/file/{path}"), ALICE).await;
+    assert_eq!(status, 200);
 
     // Delete: the object leaves the bucket with the record.
     let (status, body) = s.delete(&format!("/file/{input}"), ALICE).await;
@@ -133,32 +142,84 @@ async fn files_and_tasks_on_s3() {
     assert_eq!(status, 404);
 }
 
+/// POST /file for `key`: the upload URL and the file path.
+async fn upload_url(s: &Server, key: &str, name: &str) -> (String, String) {
+    let (status, created) = s.post("/file", key, json!({ "file_name": name })).await;
+    assert_eq!(status, 200, "{created}");
+    let url = created["upload"]["url"].as_str().unwrap().to_string();
+    (
+        url,
+        created["file"]["file_path"].as_str().unwrap().to_string(),
+    )
+}
+
 #[tokio::test]
 async fn s3_uploads_over_the_plan_and_expired_directories_are_deleted() {
     let s3 = S3Server::start();
     let s = Server::start_with(with(&[s3.env()], &[])).await;
+    let too_large = "File 'big.mp4' size (3 MB) exceeds plan (free) max file size limit of 1 MB.";
 
-    // A presigned PUT cannot cap a size: the free plan's 1 MB is enforced at first use.
-    let big = vec![7u8; 1_572_864];
-    let path = s.upload(BOB, None, "big.mp4", big).await;
+    // Uploads go through the host, which stops at the free plan's 1 MB with the spec's 403,
+    // whether the size is declared up front or only found while streaming.
+    let (url, path) = upload_url(&s, BOB, "big.mp4").await;
+    assert!(url.starts_with(&s.url("/blob/")), "{url}");
+    let big = vec![7u8; 3 * 1024 * 1024];
+    let res = s.http().put(&url).body(big.clone()).send().await.unwrap();
+    assert_eq!(res.status(), 403);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"], too_large);
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        big.chunks(256 * 1024).map(|c| Ok(c.to_vec())).collect();
+    let streamed = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+    let res = s.http().put(&url).body(streamed).send().await.unwrap();
+    assert_eq!(res.status(), 403);
+    let error = res.json::<Value>().await.unwrap()["error"].clone();
+    assert!(
+        error
+            .as_str()
+            .unwrap()
+            .ends_with("exceeds plan (free) max file size limit of 1 MB."),
+        "{error}"
+    );
+    assert!(s3.objects().is_empty(), "nothing kept: {:?}", s3.objects());
+    // The same URL then takes an upload within the plan, and it lands in the bucket.
+    let res = s
+        .http()
+        .put(&url)
+        .body(vec![7u8; 1000])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
+    assert_eq!(s.download(BOB, &path).await, vec![7u8; 1000]);
+    let (status, _) = s.delete(&format!("/file/{path}"), BOB).await;
+    assert_eq!(status, 200);
+
+    // `storage.s3.direct_uploads`: URLs straight to the bucket, which cannot cap a size, so
+    // the plan's 1 MB is enforced at first use.
+    let direct = Server::start_with(with(
+        &[s3.env()],
+        &[("MEDIAFORGE__STORAGE__S3__DIRECT_UPLOADS", "true")],
+    ))
+    .await;
+    let (url, _) = upload_url(&direct, BOB, "big.mp4").await;
+    assert!(url.starts_with(&s3.endpoint()), "{url}");
+    let path = direct.upload(BOB, None, "big.mp4", big).await;
     assert_eq!(s3.objects().len(), 1);
-    let (status, body) = s
+    let (status, body) = direct
         .process(
             BOB,
             json!({"inputs": [{"file_path": path}], "outputs": [{"file": "x.png", "options": ["-frames:v", "1"]}]}),
         )
         .await;
     assert_eq!(status, 403, "{body}");
-    assert_eq!(
-        body["error"],
-        "File 'big.mp4' size (1.5 MB) exceeds plan (free) max file size limit of 1 MB."
-    );
+    assert_eq!(body["error"], too_large);
     assert!(
         s3.objects().is_empty(),
         "refused and deleted: {:?}",
         s3.objects()
     );
-    let (status, _) = s.get(&format!("/file/{path}"), BOB).await;
+    let (status, _) = direct.get(&format!("/file/{path}"), BOB).await;
     assert_eq!(status, 404, "the record went with the bytes");
     // Within the limit, the same plan's upload is used.
     let ok = s
@@ -378,4 +439,69 @@ async fn start_up_waits_for_the_database_and_names_what_is_unreachable() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn the_s3_server_down_for_a_while() {
+    let mut s3 = S3Server::start();
+    let s = Server::start_with(with(&[s3.env()], &[])).await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let dir = input.split('/').next().unwrap().to_string();
+    let png = std::fs::read(media().image()).unwrap();
+    let task = json!({"inputs": [{"file_path": input}],
+                      "outputs": [{"file": "thumb.png", "options": ["-frames:v", "1"]}]});
+    let unavailable = "File storage is unavailable; nothing was kept, try again shortly";
+
+    s3.stop();
+    // An upload: the record is made (no bucket call), the bytes are refused with a 503.
+    let (status, created) = s
+        .post(
+            "/file",
+            ALICE,
+            json!({"file_name": "later.png", "dir_id": dir}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let url = created["upload"]["url"].as_str().unwrap().to_string();
+    let later = created["file"]["file_path"].as_str().unwrap().to_string();
+    let res = s.http().put(&url).body(png.clone()).send().await.unwrap();
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().contains_key("retry-after"));
+    assert_eq!(res.json::<Value>().await.unwrap()["error"], unavailable);
+    // A task, sync and as a job.
+    let (status, body) = s.process(ALICE, task.clone()).await;
+    assert_eq!(
+        (status.as_u16(), &body["error"]),
+        (503, &json!(unavailable)),
+        "{body}"
+    );
+    let job = submit(&s, ALICE, json!({ "task": task })).await;
+    let failed = wait_for(&s, ALICE, &job, &["failed"], 60).await;
+    assert_eq!(failed["error"], unavailable, "{failed}");
+    // Nothing half-registered: no output, the upload still waiting for its bytes (whether
+    // they arrived is a question for the bucket, so that too is a 503 while it is down).
+    assert_eq!(s.file_names(ALICE, &dir).await, ["short.mp4", "later.png"]);
+    let (status, _) = s.get(&format!("/file/{later}"), ALICE).await;
+    assert_eq!(status, 503);
+
+    s3.restart();
+    let (status, info) = s.get(&format!("/file/{later}"), ALICE).await;
+    assert_eq!(
+        (status.as_u16(), &info["file_info"]["file_size"]),
+        (200, &json!(0)),
+        "{info}"
+    );
+    assert_eq!(s3.objects().len(), 1, "{:?}", s3.objects());
+    // The same upload URL now works, and so do tasks.
+    let res = s.http().put(&url).body(png.clone()).send().await.unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    assert_eq!(s.download(ALICE, &later).await, png);
+    let (status, body) = s.process(ALICE, task).await;
+    assert_eq!(status, 200, "{body}");
+    let out = s.fetch_outputs(&body).await;
+    assert_eq!(
+        probe_bytes(&out[0].1, "png")["streams"][0]["codec_name"],
+        "png"
+    );
+    assert_eq!(s3.objects().len(), 3, "{:?}", s3.objects());
 }

@@ -134,20 +134,10 @@ async fn playlists_cannot_reach_host_files_or_the_network() {
     let list = s
         .upload(ALICE, Some(&dir), "evil.m3u8", playlist.into_bytes())
         .await;
-    let concat = s
-        .upload(
-            ALICE,
-            Some(&dir),
-            "list.txt",
-            b"ffconcat version 1.0\nfile '/etc/passwd'\n".to_vec(),
-        )
-        .await;
     let tasks = [
         json!({"inputs": [{"file_path": list}], "outputs": [{"file": "a.mp4"}]}),
         json!({"inputs": [{"file_path": list, "options": ["-f", "hls"]}], "outputs": [{"file": "b.mp4"}]}),
         json!({"inputs": [{"file_path": list}], "outputs": [{"file": "c.txt", "options": ["-f", "data", "-map", "0"]}]}),
-        json!({"inputs": [{"file_path": concat, "options": ["-f", "concat"]}], "outputs": [{"file": "d.mp4"}]}),
-        json!({"inputs": [{"file_path": concat}], "outputs": [{"file": "e.mp4"}]}),
     ];
     for task in tasks {
         let (status, body) = s.process(ALICE, task.clone()).await;
@@ -161,6 +151,116 @@ async fn playlists_cannot_reach_host_files_or_the_network() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(canary.hits(), 0, "the sandbox has no network");
+}
+
+/// Concat lists (plugins/command-builder/README.md, "Concat lists"): every `file` entry must
+/// name another input of the task; anything else is a 400 naming the entry, whether the list is
+/// declared (`-f concat -safe 0`) or found by its first line, and in the dry run too.
+#[tokio::test]
+async fn concat_lists_cannot_reach_beyond_the_tasks_inputs() {
+    let canary = Canary::start().await;
+    let s = Server::start().await;
+    let dir = s.mkdir(ALICE).await;
+    let clip = std::fs::read(media().short()).unwrap();
+    let a = s.upload(ALICE, Some(&dir), "a.mp4", clip.clone()).await;
+    // In the same directory, but not an input of the task.
+    s.upload(ALICE, Some(&dir), "other.mp4", clip).await;
+    let inner = s
+        .upload(
+            ALICE,
+            Some(&dir),
+            "inner.ffconcat",
+            b"file a.mp4\n".to_vec(),
+        )
+        .await;
+    let host_path = media().short().display().to_string();
+    let canary_url = format!("http://127.0.0.1:{}/x.mp4", canary.port);
+    let rows: Vec<(&str, String, String)> = vec![
+        (
+            "host path",
+            format!("file '{host_path}'"),
+            host_path.clone(),
+        ),
+        (
+            "/etc/passwd",
+            "file /etc/passwd".into(),
+            "/etc/passwd".into(),
+        ),
+        (
+            "canary URL",
+            format!("file {canary_url}"),
+            canary_url.clone(),
+        ),
+        ("protocol", "file file:a.mp4".into(), "file:a.mp4".into()),
+        ("parent", "file ../in/1.mp4".into(), "../in/1.mp4".into()),
+        ("staged name", "file 1.mp4".into(), "1.mp4".into()),
+        (
+            "not in the task",
+            "file other.mp4".into(),
+            "other.mp4".into(),
+        ),
+        (
+            "nested list",
+            "file inner.ffconcat".into(),
+            "inner.ffconcat".into(),
+        ),
+        ("itself", "file evil8.txt".into(), "evil8.txt".into()),
+    ];
+    for (i, (row, entry, named)) in rows.iter().enumerate() {
+        let text = format!("ffconcat version 1.0\nfile a.mp4\n{entry}\n");
+        let name = format!("evil{i}.txt");
+        let list = s.upload(ALICE, Some(&dir), &name, text.into_bytes()).await;
+        for (how, options) in [
+            ("declared", json!(["-f", "concat", "-safe", "0"])),
+            ("detected", json!([])),
+        ] {
+            let task = json!({"inputs": [{"file_path": list, "options": options}, {"file_path": a}, {"file_path": inner}],
+                              "outputs": [{"file": format!("out{i}.mp4"), "options": ["-t", "1"]}]});
+            for route in ["/ffmpeg/process", "/ffmpeg/validate"] {
+                let (status, body) = s.post(route, ALICE, json!({ "task": task })).await;
+                assert_eq!(status, 400, "{row} {how} {route}: {body}");
+                let error = body["error"].as_str().unwrap();
+                assert!(
+                    error.starts_with(&format!("Concat list '{name}' is not allowed: "))
+                        && error.contains(&format!("'{named}'")),
+                    "{row} {how} {route}: {error}"
+                );
+                assert!(!leaks(&body, &[]), "{row} leaked: {body}");
+                if how == "detected" {
+                    // A list found by its bytes is only checked when the task runs.
+                    break;
+                }
+            }
+        }
+    }
+    let names = s.file_names(ALICE, &dir).await;
+    assert!(
+        !names.iter().any(|n| n.starts_with("out")),
+        "no output kept: {names:?}"
+    );
+    // Other directives (demuxer options, streams) are refused by name; lists in playlists and
+    // other demuxers stay refused (playlists_cannot_reach_host_files_or_the_network).
+    let list = s
+        .upload(
+            ALICE,
+            Some(&dir),
+            "opts.txt",
+            b"file a.mp4\noption safe 0\n".to_vec(),
+        )
+        .await;
+    let (status, body) = s
+        .process(ALICE, json!({"inputs": [{"file_path": list, "options": ["-f", "concat"]}, {"file_path": a}], "outputs": [{"file": "p.mp4"}]}))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("directive 'option'"),
+        "{body}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(canary.hits(), 0);
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -305,27 +305,52 @@ pub struct ChildServer {
 
 impl ChildServer {
     /// Starts `cmd` (which must listen on `port`) and waits until it accepts connections.
-    fn start(mut cmd: std::process::Command, port: u16, dir: PathBuf, what: &str) -> ChildServer {
-        let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let child = cmd
+    fn start(cmd: std::process::Command, port: u16, dir: PathBuf, what: &str) -> ChildServer {
+        let child = Self::spawn(cmd, port, &dir, what);
+        ChildServer { port, dir, child }
+    }
+
+    fn spawn(
+        mut cmd: std::process::Command,
+        port: u16,
+        dir: &Path,
+        what: &str,
+    ) -> std::process::Child {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("server.log"))
+            .unwrap();
+        let mut child = cmd
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
             .unwrap_or_else(|e| panic!("starting {what}: {e}"));
-        let mut server = ChildServer { port, dir, child };
+        let log = || std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = server.child.try_wait() {
-                panic!("{what} exited with {status}: {}", server.log());
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("{what} exited with {status}: {}", log());
             }
             assert!(
                 std::time::Instant::now() < deadline,
                 "{what} not listening: {}",
-                server.log()
+                log()
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        server
+        child
+    }
+
+    /// Kills the process, keeping its data for `restart`.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts `cmd` again on the same port and data.
+    fn restart(&mut self, cmd: std::process::Command, what: &str) {
+        self.child = Self::spawn(cmd, self.port, &self.dir, what);
     }
 
     pub fn log(&self) -> String {
@@ -356,6 +381,7 @@ pub fn free_port() -> u16 {
 pub struct S3Server {
     pub server: ChildServer,
     pub bucket: String,
+    bin: PathBuf,
 }
 
 pub const S3_KEY_ID: &str = "mediaforge-test";
@@ -380,14 +406,31 @@ impl S3Server {
         // s3s-fs serves each folder under its root as a bucket.
         std::fs::create_dir_all(root.join(&bucket)).unwrap();
         let port = free_port();
-        let mut cmd = std::process::Command::new(bin);
-        cmd.args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", S3_KEY_ID, "--secret-key", S3_SECRET])
-            .arg(&root);
+        let cmd = Self::command(&bin, port, &dir);
         S3Server {
             server: ChildServer::start(cmd, port, dir, "s3s-fs"),
             bucket,
+            bin,
         }
+    }
+
+    fn command(bin: &Path, port: u16, dir: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", S3_KEY_ID, "--secret-key", S3_SECRET])
+            .arg(dir.join("root"));
+        cmd
+    }
+
+    /// Stops the server (the bucket's objects stay for `restart`).
+    pub fn stop(&mut self) {
+        self.server.stop();
+    }
+
+    /// Serves the same bucket on the same port again.
+    pub fn restart(&mut self) {
+        let cmd = Self::command(&self.bin, self.server.port, &self.server.dir);
+        self.server.restart(cmd, "s3s-fs");
     }
 
     pub fn endpoint(&self) -> String {

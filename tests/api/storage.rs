@@ -227,16 +227,10 @@ async fn file_lifecycle_with_presigned_urls() {
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["ok"], false);
     // The listing follows every change (it was read above, before this file existed).
-    let names = |listing: &serde_json::Value| -> Vec<String> {
-        listing["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["file_name"].as_str().unwrap().to_string())
-            .collect()
-    };
-    let (_, listing) = s.get(&format!("/directory/{dir}"), ALICE).await;
-    assert_eq!(names(&listing), ["Clip One.mp4", "clip one.mp4"]);
+    assert_eq!(
+        s.file_names(ALICE, &dir).await,
+        ["Clip One.mp4", "clip one.mp4"]
+    );
 
     // Another account: 404 on file operations, 403 on POST /file into the directory.
     for p in [
@@ -276,8 +270,7 @@ async fn file_lifecycle_with_presigned_urls() {
     );
     let (status, _) = s.get(&format!("/file/{dir}/Clip%20One.mp4"), ALICE).await;
     assert_eq!(status, 404);
-    let (_, listing) = s.get(&format!("/directory/{dir}"), ALICE).await;
-    assert_eq!(names(&listing), ["clip one.mp4"]);
+    assert_eq!(s.file_names(ALICE, &dir).await, ["clip one.mp4"]);
     // The old download URL no longer serves the bytes, and the bytes are gone from disk.
     assert_eq!(s.http().get(url).send().await.unwrap().status(), 404);
     assert_eq!(count_objects(&s), 0);

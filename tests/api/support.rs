@@ -240,6 +240,18 @@ impl Server {
         body["directory"]["id"].as_str().unwrap().to_string()
     }
 
+    /// The names of the files in a directory, as GET /directory/{id} lists them.
+    pub async fn file_names(&self, key: &str, dir: &str) -> Vec<String> {
+        let (status, listing) = self.get(&format!("/directory/{dir}"), key).await;
+        assert_eq!(status, 200, "{listing}");
+        listing["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["file_name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// POST /file then PUT the bytes; returns the file path.
     pub async fn upload(&self, key: &str, dir: Option<&str>, name: &str, bytes: Vec<u8>) -> String {
         let mut body = serde_json::json!({ "file_name": name });

@@ -1,5 +1,6 @@
-//! The presigned URLs of the local store: `PUT /blob/{object}` receives an upload, `GET` serves
-//! a download. No API key: the URL's signature is the credential.
+//! The host's presigned URLs: `PUT /blob/{object}` receives an upload for either backend (so the
+//! plan's size cap holds on S3 too), `GET` serves a local-store download. No API key: the URL's
+//! signature is the credential.
 
 use futures_util::StreamExt;
 use salvo::http::HeaderValue;
@@ -27,10 +28,11 @@ fn local(state: &AppState) -> AppResult<&LocalStore> {
     state.local.as_deref().ok_or(AppError::NotFound)
 }
 
-fn verify(store: &LocalStore, method: Method, req: &Request) -> AppResult<Grant> {
+fn verify(state: &AppState, method: Method, req: &Request) -> AppResult<Grant> {
     let object = req.param::<String>("object").unwrap_or_default();
     let query = req.uri().query().unwrap_or("");
-    store
+    state
+        .blob_urls
         .signer()
         .verify(method, &object, query, clock::unix_now())
         .map_err(|r| match (r, method) {
@@ -72,8 +74,7 @@ async fn upload(
 
 async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Uploaded>> {
     let state = state(depot);
-    let store = local(&state)?;
-    let grant = verify(store, Method::Put, req)?;
+    let grant = verify(&state, Method::Put, req)?;
     let file = live_file(&state, &grant.object).await?;
     let max = grant.max_bytes.unwrap_or(0);
     let too_large = async |size: u64| {
@@ -104,7 +105,14 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
         });
     let content_type = content_type.or_else(|| guess_type(&file.file_name));
 
-    let tmp = store.temp_path();
+    // Spooled to this instance's disk, whole and within the cap, before the store sees a byte:
+    // a refused or broken upload leaves nothing in the store.
+    let tmp = match &state.local {
+        Some(local) => local.temp_path(),
+        None => state
+            .scratch_dir
+            .join(format!("upload-{}", crate::names::random_id(24))),
+    };
     let written = match receive(req, &tmp, max).await {
         Ok(n) => n,
         Err(e) => {
@@ -115,14 +123,17 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
             });
         }
     };
-    store.commit(&tmp, &grant.object).await?;
+    // A rename into the local store; a PUT (multipart above one part) to the bucket.
+    let stored = state.store.put_file(&grant.object, &tmp).await;
+    let _ = tokio::fs::remove_file(&tmp).await;
+    stored?;
     let Some(_) = state
         .db
         .mark_uploaded(&grant.object, written, content_type.as_deref())
         .await?
     else {
         // Deleted while uploading: the bytes must not outlive the record.
-        let _ = crate::storage::ObjectStore::delete(store, &grant.object).await;
+        let _ = state.store.delete(&grant.object).await;
         return Err(AppError::FileMissing);
     };
     Ok(Json(Uploaded {
@@ -163,7 +174,7 @@ async fn receive(req: &mut Request, path: &std::path::Path, max: u64) -> Result<
 async fn download(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
     let store = local(&state)?;
-    let grant = verify(store, Method::Get, req)?;
+    let grant = verify(&state, Method::Get, req)?;
     let file = live_file(&state, &grant.object).await?;
     if file.state != FileState::Ready {
         return Err(AppError::FileMissing);

@@ -141,7 +141,7 @@ pub async fn info_of(
     })
 }
 
-#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500, 503), security(("api_key" = [])))]
 async fn info(req: &mut Request, depot: &mut Depot) -> AppResult<Json<FileInfoResponse>> {
     let state = state(depot);
     let account = account(depot);
@@ -175,7 +175,7 @@ pub async fn download_of(
     })
 }
 
-#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500), security(("api_key" = [])))]
+#[endpoint(tags("files"), parameters(("dir_id" = String, Path, description = "Directory id"), ("file_name" = String, Path, description = "File name")), status_codes(200, 401, 404, 429, 500, 503), security(("api_key" = [])))]
 async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<DownloadResponse>> {
     let state = state(depot);
     let (dir_id, file_name) = path_params(req);

@@ -423,7 +423,7 @@ impl EndpointOutRegister for AppError {
             ("502", "An input URL could not be fetched"),
             (
                 "503",
-                "Temporarily unavailable, or no plugin is configured for the world",
+                "Temporarily unavailable (file storage unreachable, with `Retry-After`), or no plugin is configured for the world",
             ),
         ] {
             operation.responses.insert(

@@ -108,6 +108,20 @@ pub fn ffmpeg_argv(
                 input.path
             )));
         }
+        let concat = input
+            .args
+            .windows(2)
+            .any(|w| w[0] == "-f" && w[1] == "concat")
+            || input.args.iter().any(|a| a == "-safe");
+        let list = Path::new(&input.path)
+            .extension()
+            .is_some_and(|e| e == super::scratch::CONCAT_LIST_EXT);
+        if concat && !list {
+            return Err(Refused(format!(
+                "input '{}' is read with the concat demuxer but is not a concat list the host checked",
+                input.path
+            )));
+        }
         argv.extend(input.args.iter().cloned());
         // Last before -i, so a tenant's own whitelist cannot widen it.
         argv.extend([
@@ -163,7 +177,12 @@ fn check_tokens(tokens: &[String], job: &str) -> Result<(), Refused> {
 }
 
 fn check_token(token: &str, job: &str) -> Result<(), Refused> {
-    let refuse = |why: &str| Err(Refused(format!("argument '{}' {why}", clip(token))));
+    let refuse = |why: &str| {
+        Err(Refused(format!(
+            "argument '{}' {why}",
+            crate::names::clip(token)
+        )))
+    };
     if token.contains('\0') || token.contains('\n') || token.contains('\r') {
         return refuse("contains control characters");
     }
@@ -199,14 +218,6 @@ fn check_token(token: &str, job: &str) -> Result<(), Refused> {
         return refuse("names a parent directory");
     }
     Ok(())
-}
-
-fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(80).collect();
-    if out.len() < s.len() {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]
@@ -257,6 +268,46 @@ mod tests {
             "0:a:0",
         ] {
             assert_eq!(check_token(token, JOB), Ok(()), "{token}");
+        }
+    }
+
+    #[test]
+    fn the_concat_demuxer_reads_only_checked_lists() {
+        use crate::plugins::types::CommandPart;
+        let staged: Vec<StagedInput> = ["in/0.ffconcat", "in/1.txt"]
+            .iter()
+            .map(|p| StagedInput {
+                name: "x".into(),
+                path: format!("{JOB}/{p}"),
+            })
+            .collect();
+        let command = |input: usize, args: &[&str]| BuiltCommand {
+            global_args: vec![],
+            inputs: vec![CommandPart {
+                args: args.iter().map(|a| a.to_string()).collect(),
+                path: staged[input].path.clone(),
+            }],
+            outputs: vec![CommandPart {
+                args: vec![],
+                path: format!("{JOB}/out/o.mp4"),
+            }],
+            decisions: vec![],
+        };
+        let (job, out) = (Path::new(JOB), Path::new(JOB).join("out"));
+        let list = ffmpeg_argv(
+            &command(0, &["-f", "concat", "-safe", "0"]),
+            &staged,
+            job,
+            &out,
+        );
+        assert!(list.is_ok(), "{list:?}");
+        for args in [&["-f", "concat"][..], &["-safe", "0"]] {
+            let err = ffmpeg_argv(&command(1, args), &staged, job, &out).unwrap_err();
+            assert!(
+                err.0.contains("not a concat list the host checked"),
+                "{}",
+                err.0
+            );
         }
     }
 }

@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::names;
 
+/// The extension of a concat list the host has checked and rewritten into `in/`
+/// (`pipeline/concat.rs`): the only inputs the concat demuxer may read (`media/argv.rs`).
+pub const CONCAT_LIST_EXT: &str = "ffconcat";
+
 pub struct Scratch {
     pub dir: PathBuf,
 }

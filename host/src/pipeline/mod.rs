@@ -5,7 +5,7 @@
 //! ```text
 //! resolve (rules, ownership, plan, quota)       → Resolved      resolve.rs
 //!   → import (URL inputs into storage)          → Resolved      import.rs
-//!   → stage (scratch dir, inputs laid out)      → StagedInput[] stage.rs
+//!   → stage (scratch dir, inputs laid out)      → StagedInput[] stage.rs, concat.rs
 //!   → build (plugin, then the host's argv check)→ Built         build.rs   ← the dry run stops here
 //!   → run (sandboxed ffmpeg, progress)          → Duration      run.rs
 //!   → register (outputs into the directory)     → StoredOutput[] register.rs
@@ -15,6 +15,7 @@
 //! Probes (`probe.rs`) are the same shape with ffprobe and no outputs.
 
 mod build;
+mod concat;
 pub mod estimate;
 mod import;
 pub mod probe;
@@ -134,7 +135,7 @@ pub async fn run_admitted(
 pub async fn dry_run(state: &AppState, account: &Account, task: Task) -> AppResult<DryRun> {
     let resolved = resolve(state, account, task).await?;
     let scratch = scratch(state)?;
-    let staged = stage::layout(&scratch, &resolved.inputs);
+    let staged = stage::plan(state, &scratch, &resolved.task, &resolved.inputs).await?;
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
     Ok(DryRun {
         command: built.shown,
@@ -169,7 +170,8 @@ pub async fn execute(
         .clone()
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output directory")))?;
     let scratch = scratch(state)?;
-    let (staged, input_bytes) = stage::stage(state, &scratch, &resolved.inputs).await?;
+    let (staged, input_bytes) =
+        stage::stage(state, &scratch, &resolved.task, &resolved.inputs).await?;
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
     // Seams: a cache look-up (or joining an identical run in flight) goes here; a split
     // encode replaces the one `run` below with segment sub-jobs.

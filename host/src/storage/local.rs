@@ -2,33 +2,28 @@
 //! `tmp/` and renamed into place only when complete, so a reader never sees half a file.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-use super::presign::{Method, Signer};
+use super::presign::{BlobUrls, Method};
 use super::{ObjectStore, Presigned};
 
 pub struct LocalStore {
     root: PathBuf,
-    public_url: String,
-    signer: Signer,
+    urls: Arc<BlobUrls>,
 }
 
 impl LocalStore {
-    pub fn open(root: &Path, public_url: &str, signing_key: &[u8]) -> anyhow::Result<LocalStore> {
+    pub fn open(root: &Path, urls: Arc<BlobUrls>) -> anyhow::Result<LocalStore> {
         for sub in ["objects", "tmp"] {
             std::fs::create_dir_all(root.join(sub))?;
         }
         Ok(LocalStore {
             root: root.to_path_buf(),
-            public_url: public_url.trim_end_matches('/').to_string(),
-            signer: Signer::new(signing_key),
+            urls,
         })
-    }
-
-    pub fn signer(&self) -> &Signer {
-        &self.signer
     }
 
     pub fn object_path(&self, object: &str) -> PathBuf {
@@ -39,14 +34,6 @@ impl LocalStore {
     /// A fresh path for an upload in progress.
     pub fn temp_path(&self) -> PathBuf {
         self.root.join("tmp").join(crate::names::random_id(24))
-    }
-
-    /// Moves a finished upload into place atomically (rename on the same disk).
-    pub async fn commit(&self, tmp: &Path, object: &str) -> anyhow::Result<()> {
-        let dest = self.object_path(object);
-        tokio::fs::create_dir_all(dest.parent().expect("object paths have a parent")).await?;
-        tokio::fs::rename(tmp, &dest).await?;
-        Ok(())
     }
 
     /// Removes uploads left half-written by a crash (older than `age`, so live ones stay).
@@ -62,12 +49,6 @@ impl LocalStore {
         }
         Ok(removed)
     }
-
-    fn url(&self, method: Method, object: &str, ttl_s: u64, max: Option<u64>) -> String {
-        let expires = crate::clock::unix_now() + ttl_s.min(super::presign::MAX_TTL_S);
-        let query = self.signer.sign(method, object, expires, max);
-        format!("{}/blob/{object}?{query}", self.public_url)
-    }
 }
 
 #[async_trait]
@@ -79,7 +60,7 @@ impl ObjectStore for LocalStore {
         ttl_s: u64,
     ) -> anyhow::Result<Presigned> {
         Ok(Presigned {
-            url: self.url(Method::Put, object, ttl_s, Some(max_bytes)),
+            url: self.urls.url(Method::Put, object, ttl_s, Some(max_bytes)),
             headers: Default::default(),
         })
     }
@@ -92,7 +73,7 @@ impl ObjectStore for LocalStore {
     ) -> anyhow::Result<Presigned> {
         // The name and type come from the file's record when the URL is served.
         Ok(Presigned {
-            url: self.url(Method::Get, object, ttl_s, None),
+            url: self.urls.url(Method::Get, object, ttl_s, None),
             headers: Default::default(),
         })
     }

@@ -12,6 +12,12 @@ use std::path::Path;
 
 use async_trait::async_trait;
 
+/// The store did not answer (or failed on its side): the request may succeed later. Carried in
+/// an `anyhow::Error`, it becomes a 503 (`error.rs`).
+#[derive(Debug, thiserror::Error)]
+#[error("object store unavailable: {0}")]
+pub struct Unavailable(pub String);
+
 /// A request the tenant makes straight to the store.
 #[derive(Debug, Clone)]
 pub struct Presigned {
@@ -22,8 +28,9 @@ pub struct Presigned {
 
 #[async_trait]
 pub trait ObjectStore: Send + Sync {
-    /// A URL the tenant PUTs the bytes to. The local store refuses more than `max_bytes`; S3
-    /// cannot, so sizes are checked again when an upload is adopted (`files::adopt`).
+    /// A URL the tenant PUTs the bytes to. The host's blob route refuses more than `max_bytes`;
+    /// a bucket cannot (`storage.s3.direct_uploads`), so sizes are checked again when an upload
+    /// is adopted (`files::adopt`).
     async fn presign_upload(
         &self,
         object: &str,

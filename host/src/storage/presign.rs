@@ -42,6 +42,32 @@ pub enum Rejection {
     Expired,
 }
 
+/// URLs of the host's own `/blob/{object}` route (`api/blob.rs`): every local-store URL, and
+/// S3 upload URLs unless `storage.s3.direct_uploads` sends tenants straight to the bucket.
+pub struct BlobUrls {
+    public_url: String,
+    signer: Signer,
+}
+
+impl BlobUrls {
+    pub fn new(public_url: &str, signing_key: &[u8]) -> BlobUrls {
+        BlobUrls {
+            public_url: public_url.trim_end_matches('/').to_string(),
+            signer: Signer::new(signing_key),
+        }
+    }
+
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    pub fn url(&self, method: Method, object: &str, ttl_s: u64, max: Option<u64>) -> String {
+        let expires = crate::clock::unix_now() + ttl_s.min(MAX_TTL_S);
+        let query = self.signer.sign(method, object, expires, max);
+        format!("{}/blob/{object}?{query}", self.public_url)
+    }
+}
+
 pub struct Signer {
     key: Vec<u8>,
     key_id: String,

@@ -1,8 +1,11 @@
-//! The S3 object store: presigned PUT and GET URLs go straight to the bucket (the service never
-//! carries the tenant's bytes), and a job's inputs and outputs stream between the bucket and its
-//! scratch directory without being held in memory. Works with AWS and S3-compatible servers.
+//! The S3 object store: uploads go through the host (`api/blob.rs`), which enforces the plan's
+//! size as the local store does, unless `storage.s3.direct_uploads` presigns PUTs straight to
+//! the bucket (sizes then checked at first use, `files::adopt`); downloads are presigned GETs
+//! on the bucket. A job's inputs and outputs stream between the bucket and its scratch
+//! directory without being held in memory. Works with AWS and S3-compatible servers.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -19,7 +22,8 @@ use aws_smithy_http_client::tls::{self, TrustStore, rustls_provider::CryptoMode}
 use tokio::io::AsyncWriteExt;
 
 use super::attachment::{content_disposition, guess_type};
-use super::{ObjectStore, Presigned};
+use super::presign::{BlobUrls, Method};
+use super::{ObjectStore, Presigned, Unavailable};
 use crate::config;
 
 /// Outputs up to this size go up in one PUT; larger ones as a multipart upload of these parts
@@ -31,12 +35,18 @@ pub struct S3Store {
     bucket: String,
     /// Objects are stored under this prefix, so a bucket can be shared with other data.
     prefix: String,
+    /// Where tenants PUT uploads: the host's blob route, or `None` for the bucket itself.
+    host_uploads: Option<Arc<BlobUrls>>,
 }
 
 impl S3Store {
     /// Builds the client and checks that the bucket answers, so a wrong endpoint, bucket or
     /// credential stops start-up with a clear message instead of failing the first upload.
-    pub async fn connect(cfg: &config::S3, extra_ca_file: &str) -> anyhow::Result<S3Store> {
+    pub async fn connect(
+        cfg: &config::S3,
+        extra_ca_file: &str,
+        host_uploads: Option<Arc<BlobUrls>>,
+    ) -> anyhow::Result<S3Store> {
         let (key_id, secret, token) = credentials(cfg)?;
         let region = first_set(&[&cfg.region, &env("AWS_REGION"), &env("AWS_DEFAULT_REGION")])
             .unwrap_or_else(|| "us-east-1".into());
@@ -68,6 +78,7 @@ impl S3Store {
             client: Client::from_conf(builder.build()),
             bucket: cfg.bucket.clone(),
             prefix: cfg.prefix.trim_matches('/').to_string(),
+            host_uploads,
         };
         store
             .client
@@ -101,7 +112,7 @@ impl S3Store {
             .key(key)
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 create multipart upload: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 create multipart upload", &e))?;
         let upload_id = upload
             .upload_id()
             .context("S3 gave no upload id")?
@@ -151,7 +162,7 @@ impl S3Store {
                 .body(body)
                 .send()
                 .await
-                .map_err(|e| anyhow::anyhow!("S3 upload part {number}: {}", describe(&e)))?;
+                .map_err(|e| failed(&format!("S3 upload part {number}"), &e))?;
             parts.push(
                 CompletedPart::builder()
                     .part_number(number)
@@ -173,7 +184,7 @@ impl S3Store {
             )
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 complete multipart upload: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 complete multipart upload", &e))?;
         Ok(())
     }
 }
@@ -183,9 +194,15 @@ impl ObjectStore for S3Store {
     async fn presign_upload(
         &self,
         object: &str,
-        _max_bytes: u64,
+        max_bytes: u64,
         ttl_s: u64,
     ) -> anyhow::Result<Presigned> {
+        if let Some(urls) = &self.host_uploads {
+            return Ok(Presigned {
+                url: urls.url(Method::Put, object, ttl_s, Some(max_bytes)),
+                headers: Default::default(),
+            });
+        }
         let request = self
             .client
             .put_object()
@@ -239,7 +256,7 @@ impl ObjectStore for S3Store {
         {
             Ok(head) => Ok(Some(head.content_length().unwrap_or(0).max(0) as u64)),
             Err(e) if status(&e) == Some(404) => Ok(None),
-            Err(e) => Err(anyhow::anyhow!("S3 head object: {}", describe(&e))),
+            Err(e) => Err(failed("S3 head object", &e)),
         }
     }
 
@@ -257,7 +274,7 @@ impl ObjectStore for S3Store {
                 .body(ByteStream::from_path(src).await?)
                 .send()
                 .await
-                .map_err(|e| anyhow::anyhow!("S3 put object: {}", describe(&e)))?;
+                .map_err(|e| failed("S3 put object", &e))?;
         }
         Ok(size)
     }
@@ -270,7 +287,7 @@ impl ObjectStore for S3Store {
             .key(self.key(object))
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 get object: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 get object", &e))?;
         let mut body = object.body.into_async_read();
         let mut file = tokio::fs::File::create(dest).await?;
         tokio::io::copy(&mut body, &mut file).await?;
@@ -286,7 +303,7 @@ impl ObjectStore for S3Store {
             .key(self.key(object))
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("S3 delete object: {}", describe(&e)))?;
+            .map_err(|e| failed("S3 delete object", &e))?;
         Ok(())
     }
 
@@ -301,7 +318,7 @@ impl ObjectStore for S3Store {
             .into_paginator()
             .send();
         while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| anyhow::anyhow!("S3 list objects: {}", describe(&e)))?;
+            let page = page.map_err(|e| failed("S3 list objects", &e))?;
             for object in page.contents() {
                 let (Some(key), Some(modified)) = (object.key(), object.last_modified()) else {
                     continue;
@@ -355,6 +372,26 @@ fn first_set(values: &[&String]) -> Option<String> {
 
 fn status<E>(e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> Option<u16> {
     e.raw_response().map(|r| r.status().as_u16())
+}
+
+/// An S3 call's failure for the caller: `Unavailable` (so a 503, `error.rs`) when the store did
+/// not answer or answered with a server error, which retrying later may cure.
+fn failed<E>(what: &str, e: &SdkError<E, aws_sdk_s3::config::http::HttpResponse>) -> anyhow::Error
+where
+    E: std::error::Error + 'static,
+{
+    let message = format!("{what}: {}", describe(e));
+    let down = match e {
+        SdkError::DispatchFailure(_) | SdkError::TimeoutError(_) | SdkError::ResponseError(_) => {
+            true
+        }
+        _ => status(e).is_some_and(|s| s >= 500),
+    };
+    if down {
+        anyhow::Error::new(Unavailable(message))
+    } else {
+        anyhow::anyhow!(message)
+    }
 }
 
 /// The S3 error code and message, or the transport failure, for logs and start-up errors.

@@ -110,7 +110,10 @@ pub fn parse_options(
                 format!("Option '{}' is not allowed: {why} ({place})", show(token)),
             )
         };
-        let spec = match ctx.config.option(base, side.is_input()) {
+        let spec = match ctx.config.option(base, side.is_input()).or_else(|| {
+            (base == policy::CONCAT_SAFE.name && concat_list(side, ctx))
+                .then_some(policy::CONCAT_SAFE)
+        }) {
             Some(spec) => spec,
             None => {
                 return Err(not_allowed(
@@ -250,7 +253,8 @@ fn check_option_value(
         Value::ChannelLayout => values::check_channel_layout(raw)?,
         Value::Format => {
             let (kind, checked) = if side.is_input() {
-                ("Input", check_demuxer(raw))
+                let list = raw == "concat" && concat_list(side, ctx);
+                ("Input", if list { Ok(()) } else { check_demuxer(raw) })
             } else {
                 ("Output", check_muxer(raw))
             };
@@ -401,6 +405,11 @@ fn check_file_index(raw: &str, inputs: usize, with_spec: bool) -> Result<(), Str
         Some(s) => values::check_metadata_spec(s),
         None => Ok(()),
     }
+}
+
+/// Whether `side` is an input the host staged as a concat list it checked.
+fn concat_list(side: Side, ctx: &OptCtx) -> bool {
+    matches!(side, Side::Input(i) if ctx.inputs.get(i).is_some_and(|s| s.path.ends_with(policy::CONCAT_LIST_EXT)))
 }
 
 /// A demuxer a tenant may force with `-f` (also used for `movie`'s `format_name`).

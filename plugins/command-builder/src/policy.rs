@@ -386,6 +386,21 @@ pub const OPTIONS: &[OptSpec] = &[
     o("v", Strip, NoSpec, Value::Ignored, "the host controls logging"),
 ];
 
+/// The extension of a concat list the host has read, checked and rewritten into the job (every
+/// entry one of the task's other inputs; host/src/pipeline/concat.rs). Only such an input may
+/// be read with the concat demuxer, and take `-safe`.
+pub const CONCAT_LIST_EXT: &str = ".ffconcat";
+
+/// `-safe` on a host-rewritten concat list: harmless there (its entries are staged files), and
+/// what clients of the concat demuxer send.
+pub const CONCAT_SAFE: OptSpec = o(
+    "safe",
+    Scope::Input,
+    SpecKind::None,
+    Value::Enum(&["0", "1"]),
+    "concat demuxer's path check (the host rewrote the list to the task's inputs)",
+);
+
 /// Options that a tenant might reasonably try and that are refused, with the reason shown to
 /// them. Also the options an operator cannot allow through the config. Names ending in `*` are
 /// prefixes.
@@ -412,7 +427,7 @@ pub const REFUSED_OPTIONS: &[(&str, &str)] = &[
     ("stats_*", "it writes a statistics file"),
     ("protocol_whitelist", "the host controls which protocols ffmpeg may use"),
     ("protocol_blacklist", "the host controls which protocols ffmpeg may use"),
-    ("safe", "it switches off the concat demuxer's path check"),
+    ("safe", "it switches off the concat demuxer's path check, and only a concat list the host read (given -f concat, or named *.ffconcat) takes it"),
     ("allowed_extensions", "it switches off the HLS demuxer's file extension check"),
     ("allowed_segment_extensions", "it switches off the HLS demuxer's file extension check"),
     ("hls_key_info_file", "it reads a key file"),
@@ -474,7 +489,7 @@ pub const REFUSED_DEMUXERS: &[(&str, &str)] = &[
     ("hls", "it follows the playlist's references to other files and URLs, which cannot be confined to the staged input"),
     ("applehttp", "it follows the playlist's references to other files and URLs, which cannot be confined to the staged input"),
     ("dash", "it follows the manifest's references to other files and URLs, which cannot be confined to the staged input"),
-    ("concat", "it reads the files named in the list, which cannot be confined to the staged input"),
+    ("concat", "it reads the files named in the list, and only a list the host has read and checked may be read this way"),
     ("imf", "it reads the files named in the composition, which cannot be confined to the staged input"),
     ("webm_dash_manifest", "it reads the files named in the manifest, which cannot be confined to the staged input"),
     ("vobsub", "it reads a second file next to the input"),

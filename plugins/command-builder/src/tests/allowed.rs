@@ -886,3 +886,52 @@ fn global_options_are_hoisted_in_order() {
     assert_eq!(cmd.inputs[0].args, Vec::<String>::new());
     assert_eq!(cmd.outputs[0].args, strings(&["-map", "[h]"]));
 }
+
+#[test]
+fn the_concat_demuxer_reads_only_a_list_the_host_staged() {
+    // The host stages a list it has checked and rewritten as `*.ffconcat` (its layout; this
+    // test layout keeps the name, so the list is named so).
+    let list = task(
+        vec![
+            input("shots.ffconcat", &["-f", "concat", "-safe", "0"]),
+            input("a.mp4", &[]),
+        ],
+        vec![output("out.mp4", &["-c", "copy"], &[])],
+        None,
+    );
+    let cmd = build(&list).unwrap();
+    assert_eq!(
+        argv(&cmd)[..6],
+        strings(&[
+            "-f",
+            "concat",
+            "-safe",
+            "0",
+            "-i",
+            "/job/in/0-shots.ffconcat"
+        ])[..]
+    );
+    // The same options on any other input stay refused.
+    let other = task(
+        vec![input("a.mp4", &["-f", "concat"])],
+        vec![output("out.mp4", &[], &[])],
+        None,
+    );
+    let err = build(&other).unwrap_err();
+    assert!(
+        err.message.contains("Input format 'concat' is not allowed"),
+        "{}",
+        err.message
+    );
+    let other = task(
+        vec![input("a.mp4", &["-safe", "0"])],
+        vec![output("out.mp4", &[], &[])],
+        None,
+    );
+    let err = build(&other).unwrap_err();
+    assert!(
+        err.message.contains("Option '-safe' is not allowed"),
+        "{}",
+        err.message
+    );
+}
