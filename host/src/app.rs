@@ -95,7 +95,8 @@ impl AppState {
             &cfg.plugins,
             &cfg.plugins.cache_dir,
             &net,
-        )?);
+        )
+        .await?);
         let mut sandbox = Sandbox::detect(&cfg.sandbox).await?;
         sandbox.memory_bytes = cfg.limits.process_memory_mb * 1_048_576;
         tracing::info!("sandbox layer: {:?}", sandbox.layer);

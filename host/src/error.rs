@@ -46,6 +46,8 @@ pub enum AppError {
     PluginRefused(String),
     #[error("The command builder produced a command the host refuses: {0}")]
     HostRefused(String),
+    #[error("The translator referred to an unknown input '{0}'")]
+    UnknownInput(String),
     /// The outbound client's refusal of a URL (scheme, address, port), in its words.
     #[error("{0}")]
     UrlRefused(String),
@@ -195,6 +197,7 @@ impl AppError {
             | InvalidPriority
             | PluginRefused(_)
             | HostRefused(_)
+            | UnknownInput(_)
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -297,10 +300,8 @@ impl From<crate::plugins::PluginError> for AppError {
         use crate::plugins::PluginError;
         match e {
             PluginError::Refused { message, .. } => AppError::PluginRefused(message),
-            PluginError::Failed { .. } => {
-                tracing::warn!("{e}");
-                AppError::PluginFailed(e.to_string())
-            }
+            // Logged and counted where it failed (`PluginHost::report`).
+            PluginError::Failed { .. } => AppError::PluginFailed(e.to_string()),
             PluginError::Missing(world) => AppError::NoPlugin(world),
         }
     }

@@ -93,12 +93,7 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
             .iter()
             .find(|(name, _)| *name == input.file_path)
             .map(|(_, p)| p.clone());
-        input.file_path = path.ok_or_else(|| {
-            AppError::BadRequest(format!(
-                "The translator referred to an unknown input '{}'",
-                input.file_path
-            ))
-        })?;
+        input.file_path = path.ok_or_else(|| AppError::UnknownInput(input.file_path.clone()))?;
     }
     generated.output_dir_id = resolved.output_dir.map(|d| d.dir_id);
     Ok(generated)
