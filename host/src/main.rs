@@ -27,10 +27,12 @@ fn main() -> ExitCode {
             Some(flags) => plugin_check(file, &flags),
             None => usage(),
         },
-        ["plugin", "run", world, file, input, options @ ..] => match flags(options, &["--config"]) {
-            Some(flags) => plugin_run(world, file, input, &flags),
-            None => usage(),
-        },
+        ["plugin", "run", world, file, input, options @ ..] => {
+            match flags(options, &["--config"]) {
+                Some(flags) => plugin_run(world, file, input, &flags),
+                None => usage(),
+            }
+        }
         ["mcp", "--url", url, "--key-env", var] | ["mcp", "--key-env", var, "--url", url] => {
             mcp_bridge(url, var)
         }

@@ -1,5 +1,5 @@
-//! The plugin host at start-up: a plugin that is missing or implements the wrong world stops the
-//! server with a message naming the file and the world.
+//! The plugin host at start-up: a plugin that is missing, implements the wrong world or was built
+//! against a different WIT stops the server with a message naming the file and the world.
 
 use crate::support::*;
 
@@ -21,6 +21,32 @@ async fn a_plugin_of_the_wrong_world_stops_start_up() {
     .expect("must not start");
     assert!(err.contains("webhook_formatter.wasm"), "{err}");
     assert!(err.contains("command-builder"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Its export names are right and its types are not: found at start-up, not at the first call.
+#[tokio::test]
+async fn a_plugin_built_against_a_changed_wit_stops_start_up() {
+    let dir = temp_dir("changedwit");
+    let extra = format!(
+        "[plugins.webhook_formatter]\npath = \"{}\"\n",
+        wasm("changed_wit").display()
+    );
+    let err = Server::try_start(
+        &dir,
+        &Options {
+            extra,
+            ..Default::default()
+        },
+    )
+    .err()
+    .expect("must not start");
+    assert!(
+        err.contains("changed_wit.wasm does not fit the webhook-formatter world")
+            && err.contains("built against a different WIT than this host's")
+            && err.contains("record `callback-request`"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -51,7 +51,9 @@ const RESERVED: &[&str] = &[
 
 pub async fn deliver_loop(state: Arc<AppState>) {
     let lease_ms = (state.cfg.webhooks.timeout_s as i64 + 30) * 1000;
-    let slots = Arc::new(Semaphore::new(state.cfg.webhooks.max_concurrent.max(1) as usize));
+    let slots = Arc::new(Semaphore::new(
+        state.cfg.webhooks.max_concurrent.max(1) as usize
+    ));
     loop {
         let slot = slots
             .clone()

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use wasmtime::Engine;
-use wasmtime::component::types::{ComponentFunc, ComponentItem, Type};
 use wasmtime::component::Component;
+use wasmtime::component::types::{ComponentFunc, ComponentItem, Type};
 
 use super::wit::{self, Linked, Version};
 use super::{PluginHost, World, compile_cached, linker_for, within};
@@ -82,8 +82,14 @@ pub async fn check_file(
     let component = compile_cached(&host.engine, path, None).map_err(|e| format!("{e:#}"))?;
     let budget = Duration::from_millis(cfg.timeout_ms.max(1));
     let mut out = Vec::new();
-    for world in World::ALL.into_iter().filter(|w| only.is_none_or(|o| o == *w)) {
-        out.push((world, link(&host, &component, world, budget).await.map(|(v, _)| v)));
+    for world in World::ALL
+        .into_iter()
+        .filter(|w| only.is_none_or(|o| o == *w))
+    {
+        out.push((
+            world,
+            link(&host, &component, world, budget).await.map(|(v, _)| v),
+        ));
     }
     Ok(out)
 }
@@ -92,9 +98,9 @@ pub async fn check_file(
 pub fn looks_like_component(bytes: &[u8]) -> Result<(), String> {
     match bytes {
         [0, b'a', b's', b'm', _, _, 1, 0, ..] => Ok(()),
-        [0, b'a', b's', b'm', _, _, 0, 0, ..] => Err(
-            "is a core WebAssembly module, not a component (build it for wasm32-wasip2)".into(),
-        ),
+        [0, b'a', b's', b'm', _, _, 0, 0, ..] => {
+            Err("is a core WebAssembly module, not a component (build it for wasm32-wasip2)".into())
+        }
         _ => Err("is not a WebAssembly component (no WebAssembly header)".into()),
     }
 }
@@ -115,7 +121,12 @@ fn one_line(text: &str) -> String {
 
 /// Why linking failed: the first difference from the host's WIT when there is one, otherwise
 /// wasmtime's own reason (an import the host does not provide, say).
-fn explain(engine: &Engine, component: &Component, version: Version, e: &wasmtime::Error) -> String {
+fn explain(
+    engine: &Engine,
+    component: &Component,
+    version: Version,
+    e: &wasmtime::Error,
+) -> String {
     match differences(engine, component, version).into_iter().next() {
         Some(difference) => format!(
             "it was built against a different WIT than this host's (mediaforge:plugin@{}): {difference}",
@@ -131,7 +142,9 @@ pub fn differences(engine: &Engine, component: &Component, version: Version) -> 
     let host = shapes(version.wit());
     let suffix = format!("@{}", version.name());
     let ty = component.component_type();
-    let imports = ty.imports(engine).map(|(name, item)| (name, item.ty, false));
+    let imports = ty
+        .imports(engine)
+        .map(|(name, item)| (name, item.ty, false));
     let exports = ty.exports(engine).map(|(name, item)| (name, item.ty, true));
     let mut out = Vec::new();
     for (name, item, exported) in imports.chain(exports) {
@@ -305,7 +318,10 @@ mod tests {
         );
         assert_eq!(format.types["outcome"], ["completed", "failed"]);
         assert_eq!(format.funcs["format-event"], ["event"]);
-        assert_eq!(shapes["types"].types["log-level"], ["debug", "info", "warn", "error"]);
+        assert_eq!(
+            shapes["types"].types["log-level"],
+            ["debug", "info", "warn", "error"]
+        );
         assert_eq!(shapes["builder"].funcs["build-task"], ["task", "layout"]);
         assert_eq!(shapes["llm"].funcs["complete"], ["request"]);
         assert!(shapes["host"].types.is_empty());

@@ -348,7 +348,12 @@ impl PluginHost {
     }
 
     /// A fresh store for one call of `world`, bounded in memory.
-    fn store(&self, world: World, config_json: Arc<str>, llm: Option<Arc<LlmAccess>>) -> Store<State> {
+    fn store(
+        &self,
+        world: World,
+        config_json: Arc<str>,
+        llm: Option<Arc<LlmAccess>>,
+    ) -> Store<State> {
         let state = State {
             wasi: WasiCtx::builder().build(),
             table: ResourceTable::new(),

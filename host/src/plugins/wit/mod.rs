@@ -58,7 +58,11 @@ pub enum Linked {
 
 impl Linked {
     /// Checks the export names (the generated `*Pre::new`); types are checked on instantiation.
-    pub fn new(world: World, version: Version, pre: InstancePre<State>) -> wasmtime::Result<Linked> {
+    pub fn new(
+        world: World,
+        version: Version,
+        pre: InstancePre<State>,
+    ) -> wasmtime::Result<Linked> {
         Ok(match world {
             World::CommandBuilder => Linked::Builder(Builder::new(version, pre)?),
             World::Translator => Linked::Translator(Translator::new(version, pre)?),

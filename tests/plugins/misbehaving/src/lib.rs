@@ -1,9 +1,10 @@
 //! A deliberately bad plugin for tests, implementing all three worlds: its `config` chooses how
 //! each call fails. `{"mode":"trap"}` panics (a trap), `"spin"` loops forever, `"hog"` allocates
 //! without bound, `"sleep"` blocks in a WASI sleep for `seconds` (default 30). As a webhook
-//! formatter it also returns a body over 1 MiB (`"big"`) or a header the host forbids
-//! (`"header"`), and otherwise a small JSON callback; `when` limits the misbehaviour to events
-//! whose webhook URL contains it. Any other call refuses politely.
+//! formatter it also returns a body over 1 MiB (`"big"`), a header the host forbids
+//! (`"header"`) or a refusal (`"refuse"`), and otherwise a small JSON callback; there a `mode=`
+//! in the event's webhook URL overrides the config, so one server can test every mode. Any
+//! other call refuses politely.
 
 wit_bindgen::generate!({
     path: "../../../wit",
@@ -31,8 +32,8 @@ fn config() -> serde_json::Value {
 }
 
 /// Fails as `mode` says (trap, spin, hog, sleep), or returns to let the caller answer.
-fn misbehave(config: &serde_json::Value) {
-    match config["mode"].as_str() {
+fn misbehave(mode: Option<&str>, config: &serde_json::Value) {
+    match mode {
         Some("trap") => panic!("deliberate trap"),
         Some("spin") => {
             let mut n: u64 = 0;
@@ -56,7 +57,8 @@ fn misbehave(config: &serde_json::Value) {
 }
 
 fn refuse() -> Refusal {
-    misbehave(&config());
+    let config = config();
+    misbehave(config["mode"].as_str(), &config);
     Refusal {
         message: "this test plugin refuses everything".into(),
         subject: None,
@@ -86,19 +88,17 @@ impl translate::Guest for Misbehaving {
 impl format::Guest for Misbehaving {
     fn format_event(event: JobEvent) -> Result<CallbackRequest, String> {
         let config = config();
-        let targeted = config["when"]
-            .as_str()
-            .is_none_or(|when| event.webhook_url.contains(when));
+        let mode = match event.webhook_url.split_once("mode=") {
+            Some((_, rest)) => rest.split('&').next(),
+            None => config["mode"].as_str(),
+        };
+        misbehave(mode, &config);
         let mut request = CallbackRequest {
             content_type: "application/json".into(),
             body: serde_json::json!({ "job_id": event.job_id }).to_string(),
             headers: Vec::new(),
         };
-        if !targeted {
-            return Ok(request);
-        }
-        misbehave(&config);
-        match config["mode"].as_str() {
+        match mode {
             Some("big") => request.body = "x".repeat(2 << 20),
             Some("header") => request.headers.push(Header {
                 name: "webhook-signature".into(),
