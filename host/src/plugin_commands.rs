@@ -55,6 +55,9 @@ pub async fn check(
     Ok((lines, usable && fits > 0))
 }
 
+/// The largest refused result `plugin run` prints, in bytes of JSON.
+const SHOWN: usize = 64 * 1024;
+
 /// What `plugin run` reads: the function to call and its arguments (`docs/plugins/samples/`).
 #[derive(Debug, Deserialize)]
 #[serde(tag = "function", rename_all = "kebab-case")]
@@ -159,7 +162,8 @@ pub async fn run(world: World, file: &Path, input: &str, cfg: &Config) -> Result
         Ok((result, Ok(argv))) => json!({ "ok": true, "result": result, "argv": argv }),
         Ok((result, Err(why))) => json!({
             "ok": false,
-            "result": result,
+            // What was refused, unless it is too big to read (a body over the limit).
+            "result": if result.to_string().len() <= SHOWN { result } else { json!("(not shown: too big)") },
             "failed": { "kind": "output", "reason": format!("the host refuses what it returned: {why}") },
         }),
         Err(PluginError::Refused { message, subject }) => json!({

@@ -50,7 +50,10 @@ const RESERVED: &[&str] = &[
 ];
 
 pub async fn deliver_loop(state: Arc<AppState>) {
-    let lease_ms = (state.cfg.webhooks.timeout_s as i64 + 30) * 1000;
+    // Longer than an attempt can take (the formatter call, then the request), so no other
+    // instance claims a delivery still under way.
+    let lease_ms =
+        (state.cfg.webhooks.timeout_s as i64 + 30) * 1000 + state.cfg.plugins.timeout_ms as i64;
     let slots = Arc::new(Semaphore::new(
         state.cfg.webhooks.max_concurrent.max(1) as usize
     ));
