@@ -77,7 +77,7 @@ impl World {
         }
     }
 
-    pub fn entry(self, cfg: &config::Plugins) -> Option<&config::PluginEntry> {
+    fn entry(self, cfg: &config::Plugins) -> Option<&config::PluginEntry> {
         match self {
             World::CommandBuilder => cfg.command_builder.as_ref(),
             World::Translator => cfg.translator.as_ref(),
@@ -368,8 +368,8 @@ impl PluginHost {
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
-        // Running code yields at every tick, so the deadline below is checked even while a
-        // plugin spins; the call never holds a runtime thread.
+        // Running code yields at every tick, so the call's deadline (`within`) is checked even
+        // while a plugin spins, and a call never holds a runtime thread.
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
         store
