@@ -95,11 +95,7 @@ impl AppState {
                 }
             };
         let net = Net::new(&cfg.net)?;
-        let plugins = Arc::new(PluginHost::load(
-            &cfg.plugins,
-            &cfg.plugins.cache_dir,
-            &net,
-        )?);
+        let plugins = Arc::new(PluginHost::load(&cfg.plugins, &cfg.plugins.cache_dir, &net).await?);
         let mut sandbox = Sandbox::detect(&cfg.sandbox).await?;
         sandbox.memory_bytes = cfg.limits.process_memory_mb * 1_048_576;
         tracing::info!("sandbox layer: {:?}", sandbox.layer);

@@ -324,6 +324,8 @@ pub struct Webhooks {
     pub initial_backoff_s: u64,
     pub max_backoff_s: u64,
     pub timeout_s: u64,
+    /// Deliveries in flight at once on this instance.
+    pub max_concurrent: u32,
 }
 
 impl Default for Webhooks {
@@ -334,6 +336,7 @@ impl Default for Webhooks {
             initial_backoff_s: 5,
             max_backoff_s: 3600,
             timeout_s: 20,
+            max_concurrent: 16,
         }
     }
 }

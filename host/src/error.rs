@@ -50,6 +50,8 @@ pub enum AppError {
     /// (`pipeline/concat.rs`).
     #[error("Concat list '{list}' is not allowed: {why}")]
     ConcatList { list: String, why: String },
+    #[error("The translator referred to an unknown input '{0}'")]
+    UnknownInput(String),
     /// The outbound client's refusal of a URL (scheme, address, port), in its words.
     #[error("{0}")]
     UrlRefused(String),
@@ -202,6 +204,7 @@ impl AppError {
             | PluginRefused(_)
             | HostRefused(_)
             | ConcatList { .. }
+            | UnknownInput(_)
             | UrlRefused(_)
             | UrlStatus(_)
             | BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -305,10 +308,8 @@ impl From<crate::plugins::PluginError> for AppError {
         use crate::plugins::PluginError;
         match e {
             PluginError::Refused { message, .. } => AppError::PluginRefused(message),
-            PluginError::Failed { .. } => {
-                tracing::warn!("{e}");
-                AppError::PluginFailed(e.to_string())
-            }
+            // Logged and counted where it failed (`PluginHost::report`).
+            PluginError::Failed { .. } => AppError::PluginFailed(e.to_string()),
             PluginError::Missing(world) => AppError::NoPlugin(world),
         }
     }

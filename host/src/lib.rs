@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod names;
 pub mod net;
 pub mod pipeline;
+pub mod plugin_commands;
 pub mod plugins;
 pub mod storage;
 pub mod sweeper;

@@ -1,12 +1,17 @@
-//! The `mediaforge` command: `serve` runs the server; `plugin check` inspects a component;
-//! `mcp` bridges a stdio MCP client to a server's `/mcp`.
+//! The `mediaforge` command: `serve` runs the server; `plugin check` and `plugin run` check or
+//! call a component without a server; `mcp` bridges a stdio MCP client to a server's `/mcp`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   mediaforge serve [--config FILE]     serve the API (default config: config/mediaforge.toml)
-  mediaforge plugin check FILE.wasm    say which plugin world a component implements
+  mediaforge plugin check FILE.wasm [--world WORLD] [--config FILE]
+                                       check a component against the host's WIT, as start-up
+                                       does (exit 1 on any mismatch)
+  mediaforge plugin run WORLD FILE.wasm INPUT.json [--config FILE]
+                                       call a plugin once with the server's limits and checks,
+                                       print the result as JSON (samples: docs/plugins/samples)
   mediaforge mcp --url URL --key-env VAR
                                        the MCP server at URL over stdio, for clients that only
                                        speak stdio (the API key is read from the variable VAR)
@@ -18,7 +23,16 @@ fn main() -> ExitCode {
     match args.as_slice() {
         ["serve"] => serve(None),
         ["serve", "--config", file] => serve(Some(PathBuf::from(file))),
-        ["plugin", "check", file] => plugin_check(file),
+        ["plugin", "check", file, options @ ..] => match flags(options, &["--world", "--config"]) {
+            Some(flags) => plugin_check(file, &flags),
+            None => usage(),
+        },
+        ["plugin", "run", world, file, input, options @ ..] => {
+            match flags(options, &["--config"]) {
+                Some(flags) => plugin_run(world, file, input, &flags),
+                None => usage(),
+            }
+        }
         ["mcp", "--url", url, "--key-env", var] | ["mcp", "--key-env", var, "--url", url] => {
             mcp_bridge(url, var)
         }
@@ -26,11 +40,30 @@ fn main() -> ExitCode {
             println!("mediaforge {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        _ => {
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
-        }
+        _ => usage(),
     }
+}
+
+fn usage() -> ExitCode {
+    eprintln!("{USAGE}");
+    ExitCode::from(2)
+}
+
+/// `--name value` pairs, each of `allowed` at most once; `None` on anything else.
+fn flags<'a>(args: &[&'a str], allowed: &[&str]) -> Option<Vec<(&'a str, &'a str)>> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for pair in args.chunks(2) {
+        let [name, value] = pair else { return None };
+        if !allowed.contains(name) || out.iter().any(|(n, _)| n == name) {
+            return None;
+        }
+        out.push((name, value));
+    }
+    Some(out)
+}
+
+fn flag<'a>(flags: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
+    flags.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
 fn serve(config: Option<PathBuf>) -> ExitCode {
@@ -76,28 +109,85 @@ fn mcp_bridge(url: &str, key_env: &str) -> ExitCode {
     }
 }
 
-fn plugin_check(file: &str) -> ExitCode {
-    match mediaforge::plugins::check_component(std::path::Path::new(file)) {
-        Ok(results) => {
-            let mut any = false;
-            for (world, result) in &results {
-                match result {
-                    Ok(()) => {
-                        any = true;
-                        println!("{file}: implements the {} world", world.name());
-                    }
-                    Err(why) => println!("{file}: not a {} plugin: {why}", world.name()),
-                }
+/// The configuration `--config` names, or the default file as `serve` reads it.
+fn plugin_config(flags: &[(&str, &str)]) -> Result<mediaforge::config::Config, String> {
+    let given = flag(flags, "--config");
+    let path = PathBuf::from(given.unwrap_or("config/mediaforge.toml"));
+    mediaforge::config::Config::load(&path, given.is_some()).map_err(|e| format!("{e:#}"))
+}
+
+fn world_arg(name: &str) -> Result<mediaforge::plugins::World, String> {
+    mediaforge::plugins::World::from_name(name).ok_or_else(|| {
+        format!("unknown world '{name}' (command-builder, translator or webhook-formatter)")
+    })
+}
+
+/// A small runtime for one plugin command.
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+        .block_on(f)
+}
+
+fn plugin_check(file: &str, flags: &[(&str, &str)]) -> ExitCode {
+    let checked = (|| {
+        let cfg = plugin_config(flags)?;
+        let only = flag(flags, "--world").map(world_arg).transpose()?;
+        block_on(mediaforge::plugin_commands::check(
+            std::path::Path::new(file),
+            only,
+            &cfg,
+        ))
+    })();
+    match checked {
+        Ok((lines, usable)) => {
+            for line in lines {
+                println!("{line}");
             }
-            if any {
+            if usable {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             }
         }
         Err(e) => {
-            eprintln!("mediaforge: {e:#}");
+            eprintln!("mediaforge: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn plugin_run(world: &str, file: &str, input: &str, flags: &[(&str, &str)]) -> ExitCode {
+    let ran = (|| {
+        let world = world_arg(world)?;
+        let cfg = plugin_config(flags)?;
+        let input =
+            std::fs::read_to_string(input).map_err(|e| format!("cannot read {input}: {e}"))?;
+        block_on(mediaforge::plugin_commands::run(
+            world,
+            std::path::Path::new(file),
+            &input,
+            &cfg,
+        ))
+    })();
+    match ran {
+        Ok(answer) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&answer).expect("JSON values serialise")
+            );
+            if answer["ok"] == true {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("mediaforge: {e}");
+            ExitCode::from(2)
         }
     }
 }

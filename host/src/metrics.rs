@@ -1,5 +1,5 @@
 //! Prometheus metrics at `/metrics`: requests by route and status, ffmpeg/ffprobe run
-//! durations, plugin call durations, webhook attempts, and (read from the database at scrape
+//! durations, plugin call durations and failures, webhook attempts, and (read from the database at scrape
 //! time, so every instance reports the shared queue) job counts by status and the age of the
 //! oldest pending job. A small registry of our own: the figures are few and fixed.
 
@@ -39,6 +39,7 @@ struct Registry {
     requests: BTreeMap<(String, String, u16), u64>,
     histograms: BTreeMap<(&'static str, String), Histogram>,
     webhooks: BTreeMap<String, u64>,
+    plugin_failures: BTreeMap<(&'static str, &'static str), u64>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Default::default);
@@ -62,6 +63,12 @@ pub fn observe(name: &'static str, label: &str, took: Duration) {
 pub fn webhook_attempt(outcome: &str) {
     let mut r = REGISTRY.lock().expect("metrics lock");
     *r.webhooks.entry(outcome.to_string()).or_default() += 1;
+}
+
+/// A failed plugin call: the world's name and the kind of failure (`plugins::Failure`).
+pub fn plugin_failure(plugin: &'static str, kind: &'static str) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    *r.plugin_failures.entry((plugin, kind)).or_default() += 1;
 }
 
 pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";
@@ -118,6 +125,13 @@ pub fn render(
         let _ = writeln!(
             out,
             "mediaforge_webhook_attempts_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    out.push_str("# HELP mediaforge_plugin_failures_total Failed plugin calls by plugin and kind.\n# TYPE mediaforge_plugin_failures_total counter\n");
+    for ((plugin, kind), n) in &r.plugin_failures {
+        let _ = writeln!(
+            out,
+            "mediaforge_plugin_failures_total{{plugin=\"{plugin}\",kind=\"{kind}\"}} {n}"
         );
     }
     out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");

@@ -8,7 +8,7 @@ use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::media::inspect;
 use crate::pipeline::{self, InputFile};
-use crate::plugins::{PluginError, facts_from_probe};
+use crate::plugins::{Failure, PluginError, World, facts_from_probe};
 use crate::task::{ProbeConfig, Source, Task, TaskInput, TaskOutput, source_of};
 use crate::{directories, pipeline::url_file_name};
 
@@ -94,10 +94,12 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
             .find(|(name, _)| *name == input.file_path)
             .map(|(_, p)| p.clone());
         input.file_path = path.ok_or_else(|| {
-            AppError::BadRequest(format!(
-                "The translator referred to an unknown input '{}'",
-                input.file_path
-            ))
+            let refused = AppError::UnknownInput(input.file_path.clone());
+            let why = refused.to_string();
+            state
+                .plugins
+                .report(World::Translator, Failure::Output, &why);
+            refused
         })?;
     }
     generated.output_dir_id = resolved.output_dir.map(|d| d.dir_id);

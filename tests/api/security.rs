@@ -364,6 +364,7 @@ async fn a_misbehaving_plugin_fails_only_its_own_call() {
     for (mode, want) in [
         ("trap", "trapped"),
         ("spin", "ran out of time"),
+        ("sleep", "ran out of time"),
         ("hog", "ran out of memory"),
     ] {
         let extra = format!(

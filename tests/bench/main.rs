@@ -173,7 +173,9 @@ async fn plugin_calls() {
     };
     let net = mediaforge::net::Net::new(&Default::default()).unwrap();
     let cache = temp_dir("bench-cache");
-    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net).unwrap();
+    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net)
+        .await
+        .unwrap();
     let event = || JobEvent {
         event_id: "evt_1".into(),
         job_id: "job_1".into(),
@@ -388,7 +390,9 @@ async fn translator() {
     };
     let net = mediaforge::net::Net::new(&Default::default()).unwrap();
     let cache = temp_dir("bench-cache");
-    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net).unwrap();
+    let host = mediaforge::plugins::PluginHost::load(&cfg, &cache, &net)
+        .await
+        .unwrap();
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/nl-examples.json");
     let examples: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

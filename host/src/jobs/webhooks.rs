@@ -2,6 +2,13 @@
 //! turns the event into a request, the host checks it, signs it (Standard Webhooks) and sends
 //! it through the one outbound client, following no redirect. Failures are retried with
 //! exponential back-off and jitter (honouring `Retry-After`) up to `webhooks.max_attempts`.
+//!
+//! Up to `webhooks.max_concurrent` deliveries run at once per instance, each bounded in time
+//! (the formatter by `plugins.timeout_ms`, the request by `webhooks.timeout_s`), so one slow
+//! formatter call or receiver never holds back another tenant's callback. A formatter failure
+//! is the operator's to see (logged, counted by `PluginHost::report`); the tenant's
+//! `webhook.last_error` says only that the formatter failed. One that fails the same way every
+//! time (a refusal, a request the host refuses) is not retried.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,10 +18,16 @@ use hmac::{Hmac, Mac};
 use rand::Rng;
 use sha2::Sha256;
 
+use tokio::sync::Semaphore;
+
 use crate::app::AppState;
 use crate::db::{DeliveryState, Job, JobStatus};
 use crate::plugins::types::{CallbackRequest, EventFile, EventOutcome, JobEvent};
+use crate::plugins::{Failure, PluginError, World};
 use crate::{clock, pipeline};
+
+/// What the tenant's `webhook.last_error` says of any formatter failure; the reason is logged.
+pub const FORMATTER_FAILED: &str = "the webhook formatter failed";
 
 const MAX_BODY: usize = 1024 * 1024;
 const MAX_HEADERS: usize = 32;
@@ -37,8 +50,19 @@ const RESERVED: &[&str] = &[
 ];
 
 pub async fn deliver_loop(state: Arc<AppState>) {
-    let lease_ms = (state.cfg.webhooks.timeout_s as i64 + 30) * 1000;
+    // Longer than an attempt can take (the formatter call, then the request), so no other
+    // instance claims a delivery still under way.
+    let lease_ms =
+        (state.cfg.webhooks.timeout_s as i64 + 30) * 1000 + state.cfg.plugins.timeout_ms as i64;
+    let slots = Arc::new(Semaphore::new(
+        state.cfg.webhooks.max_concurrent.max(1) as usize
+    ));
     loop {
+        let slot = slots
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("semaphore never closes");
         let woken = state.wakers.webhooks.notified();
         let now = clock::now_ms();
         if let Err(e) = state.db.requeue_deliveries(now).await {
@@ -46,12 +70,17 @@ pub async fn deliver_loop(state: Arc<AppState>) {
         }
         match state.db.claim_delivery(now, lease_ms).await {
             Ok(Some(job)) => {
-                deliver(&state, job).await;
+                let state = state.clone();
+                tokio::spawn(async move {
+                    deliver(&state, job).await;
+                    drop(slot);
+                });
                 continue;
             }
             Ok(None) => {}
             Err(e) => tracing::warn!("webhook claim failed: {e}"),
         }
+        drop(slot);
         tokio::select! {
             _ = woken => {}
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
@@ -74,18 +103,22 @@ async fn deliver(state: &AppState, job: Job) {
             hook.delivered_at = Some(clock::now_ms());
         }
         result => {
-            let retry_after = match &result {
+            let (retry_after, final_) = match &result {
                 Ok((status, retry_after)) => {
                     hook.last_status = Some(*status);
                     hook.last_error = Some(format!("HTTP {status}"));
-                    *retry_after
+                    (*retry_after, false)
                 }
-                Err(e) => {
+                Err(Attempt::Formatter(kind)) => {
+                    hook.last_error = Some(FORMATTER_FAILED.into());
+                    (None, kind.is_deterministic())
+                }
+                Err(Attempt::Failed(e)) => {
                     hook.last_error = Some(e.clone());
-                    None
+                    (None, false)
                 }
             };
-            if hook.attempts >= cfg.max_attempts {
+            if final_ || hook.attempts >= cfg.max_attempts {
                 hook.state = DeliveryState::Failed;
             } else {
                 hook.state = DeliveryState::Pending;
@@ -130,19 +163,35 @@ pub fn backoff(
         .min(Duration::from_secs(max_s))
 }
 
+/// Why an attempt sent nothing, or got no answer.
+enum Attempt {
+    /// The formatter failed (already reported to the operator).
+    Formatter(Failure),
+    /// Anything else, in words the tenant may read.
+    Failed(String),
+}
+
 /// One attempt: the status and any `Retry-After`, or why nothing was sent.
 async fn send(
     state: &AppState,
     job: &Job,
     url: &str,
     event_id: &str,
-) -> Result<(u16, Option<Duration>), String> {
-    let request = state
-        .plugins
-        .format_event(&event(state, job, url, event_id).await?)
+) -> Result<(u16, Option<Duration>), Attempt> {
+    let event = event(state, job, url, event_id)
         .await
-        .map_err(|e| e.to_string())?;
-    let headers = checked_headers(&request)?;
+        .map_err(Attempt::Failed)?;
+    let plugins = &state.plugins;
+    let failed = |kind: Failure, reason: &str| {
+        plugins.report(World::WebhookFormatter, kind, reason);
+        Attempt::Formatter(kind)
+    };
+    let request = plugins.format_event(&event).await.map_err(|e| match e {
+        PluginError::Failed { kind, .. } => Attempt::Formatter(kind),
+        PluginError::Refused { message, .. } => failed(Failure::Refused, &message),
+        PluginError::Missing(_) => Attempt::Failed(e.to_string()),
+    })?;
+    let headers = checked_headers(&request).map_err(|why| failed(Failure::Output, &why))?;
     let timestamp = clock::unix_now().to_string();
     let mut all = vec![
         ("content-type".to_string(), request.content_type.clone()),
@@ -166,11 +215,13 @@ async fn send(
         .net
         .post(url, &all, request.body.into_bytes(), timeout)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Attempt::Failed(e.to_string()))?;
     Ok((reply.status, reply.retry_after))
 }
 
-fn checked_headers(request: &CallbackRequest) -> Result<Vec<(String, String)>, String> {
+/// The host's checks of a formatter's request (`docs/plugins.md`): its extra headers, or why
+/// it is refused.
+pub fn checked_headers(request: &CallbackRequest) -> Result<Vec<(String, String)>, String> {
     if request.body.len() > MAX_BODY {
         return Err("webhook formatter returned a body over 1 MiB".into());
     }

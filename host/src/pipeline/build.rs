@@ -7,6 +7,7 @@ use crate::error::{AppError, AppResult};
 use crate::media::argv;
 use crate::media::scratch::Scratch;
 use crate::plugins::types::{PolicyDecision, StagedInput};
+use crate::plugins::{Failure, World};
 use crate::task::Task;
 
 /// A checked command, ready to run.
@@ -31,7 +32,10 @@ pub async fn build(
         .build_task(task, staged, out.to_str().unwrap_or_default())
         .await?;
     let argv = argv::ffmpeg_argv(&cmd, staged, &scratch.dir, &out).map_err(|r| {
-        tracing::warn!("command-builder output refused by the host: {}", r.0);
+        let why = format!("the host refuses its command: {}", r.0);
+        state
+            .plugins
+            .report(World::CommandBuilder, Failure::Output, &why);
         AppError::HostRefused(r.0)
     })?;
     let out_prefix = format!("{}/", out.display());

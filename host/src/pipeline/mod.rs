@@ -153,7 +153,7 @@ pub async fn estimate(
 ) -> AppResult<(Resolved, Estimate)> {
     let resolved = resolve_unmetered(state, account, task).await?;
     let scratch = scratch(state)?;
-    let staged = stage::layout(&scratch, &resolved.inputs);
+    let staged = stage::plan(state, &scratch, &resolved.task, &resolved.inputs).await?;
     build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
     let expected = estimate::of(state, &resolved).await?;
     Ok((resolved, expected))

@@ -1,9 +1,15 @@
 //! The plugin runtime: one wasmtime engine, each configured component compiled once (and cached
-//! on disk), pre-instantiated once, then a fresh bounded `Store` per call. Plugins get an empty
-//! WASI context (no files, no network, no environment) plus the `host` import; a translator the
-//! operator granted it also gets `llm`.
+//! on disk), checked and pre-instantiated once, then a fresh bounded `Store` per call. Plugins
+//! get an empty WASI context (no files, no network, no environment) plus the `host` import; a
+//! translator the operator granted it also gets `llm`.
+//!
+//! Every call is bounded in wall time, whatever the plugin is doing: the epoch makes running
+//! code yield each tick, and the call's future is dropped at its deadline, so time blocked in a
+//! host or WASI call (a sleep, a poll, the model endpoint) counts too. Dropping the future
+//! abandons the instance; its store is dropped with it.
 
 mod builder;
+pub mod check;
 mod formatter;
 mod translator;
 pub mod types;
@@ -19,7 +25,7 @@ use std::time::Duration;
 use anyhow::Context;
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
-use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
+use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{
     Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits,
     StoreLimitsBuilder,
@@ -32,7 +38,7 @@ use crate::net::Net;
 /// Bytes of each pooled linear memory reset in place (and kept resident) between calls.
 const KEEP_RESIDENT: usize = 2 * 1024 * 1024;
 
-/// Epoch ticks are this long; call budgets are whole ticks.
+/// Epoch ticks are this long: running plugin code yields to the runtime at least this often.
 const TICK: Duration = Duration::from_millis(5);
 
 /// The three worlds of `wit/plugin.wit`.
@@ -56,6 +62,10 @@ impl World {
             World::Translator => "translator",
             World::WebhookFormatter => "webhook-formatter",
         }
+    }
+
+    pub fn from_name(name: &str) -> Option<World> {
+        World::ALL.into_iter().find(|w| w.name() == name)
     }
 
     /// File name of the default plugin that `make build` produces.
@@ -135,10 +145,41 @@ pub enum PluginError {
     #[error("plugin {plugin} failed: {reason}")]
     Failed {
         plugin: &'static str,
+        kind: Failure,
         reason: String,
     },
     #[error("no plugin is configured for the {0} world")]
     Missing(&'static str),
+}
+
+/// Why a plugin call failed, as the `kind` label of `mediaforge_plugin_failures_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    Timeout,
+    Memory,
+    Trap,
+    /// The host refused what the plugin returned (its output checks).
+    Output,
+    /// A plugin whose refusal is a failure (a webhook formatter refusing an event: usually its
+    /// configuration).
+    Refused,
+}
+
+impl Failure {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Failure::Timeout => "timeout",
+            Failure::Memory => "memory",
+            Failure::Trap => "trap",
+            Failure::Output => "output",
+            Failure::Refused => "refused",
+        }
+    }
+
+    /// The same input fails the same way again: retrying cannot help.
+    pub fn is_deterministic(self) -> bool {
+        matches!(self, Failure::Output | Failure::Refused)
+    }
 }
 
 /// A loaded component, ready to instantiate.
@@ -147,35 +188,8 @@ struct Loaded<P> {
     path: PathBuf,
     config_json: Arc<str>,
     llm: Option<Arc<LlmAccess>>,
-    budget_ticks: u64,
-}
-
-/// A checked component, before the world's typed wrapper is made.
-struct Prepared {
-    world: World,
-    version: wit::Version,
-    pre: InstancePre<State>,
-    path: PathBuf,
-    config_json: Arc<str>,
-    llm: Option<Arc<LlmAccess>>,
-    budget_ticks: u64,
-}
-
-impl Prepared {
-    fn into_loaded<P>(
-        self,
-        typed: fn(wit::Version, InstancePre<State>) -> wasmtime::Result<P>,
-    ) -> anyhow::Result<Loaded<P>> {
-        let pre =
-            typed(self.version, self.pre).map_err(|e| not_world(&self.path, self.world, e))?;
-        Ok(Loaded {
-            pre,
-            path: self.path,
-            config_json: self.config_json,
-            llm: self.llm,
-            budget_ticks: self.budget_ticks,
-        })
-    }
+    /// Wall time per call.
+    budget: Duration,
 }
 
 pub struct PluginHost {
@@ -191,25 +205,19 @@ pub struct PluginHost {
 
 impl PluginHost {
     /// Loads the configured plugins (or the defaults) for every world. A configured plugin
-    /// that is missing or does not implement its world stops start-up.
-    pub fn load(cfg: &config::Plugins, cache_dir: &Path, net: &Net) -> anyhow::Result<PluginHost> {
-        let engine = new_engine(cfg)?;
-        spawn_ticker(&engine);
-        let mut host = PluginHost {
-            engine,
-            builder: None,
-            translator: None,
-            translator_fallback: None,
-            formatter: None,
-            permits: Arc::new(Semaphore::new(cfg.max_instances as usize)),
-            memory_bytes: (cfg.memory_mb * 1024 * 1024) as usize,
-        };
+    /// that is missing or does not fit its world (`check::link`) stops start-up.
+    pub async fn load(
+        cfg: &config::Plugins,
+        cache_dir: &Path,
+        net: &Net,
+    ) -> anyhow::Result<PluginHost> {
+        let mut host = PluginHost::empty(cfg)?;
         for world in World::ALL {
-            let (path, entry) = match world.entry(cfg) {
-                Some(entry) => (entry.path.clone(), Some(entry)),
-                None => (cfg.default_dir.join(world.default_file()), None),
+            let path = match world.entry(cfg) {
+                Some(entry) => entry.path.clone(),
+                None => cfg.default_dir.join(world.default_file()),
             };
-            if entry.is_none() && !path.exists() {
+            if world.entry(cfg).is_none() && !path.exists() {
                 tracing::warn!(
                     "no {} plugin: {} not found (run `make build`)",
                     world.name(),
@@ -217,30 +225,23 @@ impl PluginHost {
                 );
                 continue;
             }
-            let prepared = host.prepare(cfg, cache_dir, net, world, path, entry)?;
-            match world {
-                World::CommandBuilder => {
-                    host.builder = Some(prepared.into_loaded(wit::Builder::new)?);
-                }
-                World::Translator => {
-                    host.translator = Some(prepared.into_loaded(wit::Translator::new)?);
-                }
-                World::WebhookFormatter => {
-                    host.formatter = Some(prepared.into_loaded(wit::Formatter::new)?);
-                }
-            }
+            let entry = world.entry(cfg);
+            host.load_world(cfg, world, entry, &path, Some(cache_dir), net, false)
+                .await?;
             match entry.and_then(|e| e.fallback.as_ref()) {
                 Some(fallback) if world == World::Translator => {
                     let fallback = fallback.entry();
-                    let prepared = host.prepare(
+                    let path = fallback.path.clone();
+                    host.load_world(
                         cfg,
-                        cache_dir,
-                        net,
                         world,
-                        fallback.path.clone(),
                         Some(&fallback),
-                    )?;
-                    host.translator_fallback = Some(prepared.into_loaded(wit::Translator::new)?);
+                        &path,
+                        Some(cache_dir),
+                        net,
+                        true,
+                    )
+                    .await?;
                 }
                 Some(_) => anyhow::bail!(
                     "config key `plugins.{}.fallback`: only the translator has a fallback",
@@ -252,18 +253,47 @@ impl PluginHost {
         Ok(host)
     }
 
-    /// Compiles (or loads from the cache) one component for `world`, with its config and
-    /// grants, and checks that it implements the world.
-    fn prepare(
-        &self,
+    /// A host with one world's plugin (`mediaforge plugin run`), compiled without the cache.
+    pub async fn load_one(
         cfg: &config::Plugins,
-        cache_dir: &Path,
-        net: &Net,
         world: World,
-        path: PathBuf,
+        path: &Path,
+        net: &Net,
+    ) -> anyhow::Result<PluginHost> {
+        let mut host = PluginHost::empty(cfg)?;
+        host.load_world(cfg, world, world.entry(cfg), path, None, net, false)
+            .await?;
+        Ok(host)
+    }
+
+    fn empty(cfg: &config::Plugins) -> anyhow::Result<PluginHost> {
+        let engine = new_engine(cfg)?;
+        spawn_ticker(&engine);
+        Ok(PluginHost {
+            engine,
+            builder: None,
+            translator: None,
+            translator_fallback: None,
+            formatter: None,
+            permits: Arc::new(Semaphore::new(cfg.max_instances as usize)),
+            memory_bytes: (cfg.memory_mb * 1024 * 1024) as usize,
+        })
+    }
+
+    /// Loads `world`'s plugin from `path` with `entry`'s config and grants; as the
+    /// translator's fallback when `fallback`.
+    #[allow(clippy::too_many_arguments)]
+    async fn load_world(
+        &mut self,
+        cfg: &config::Plugins,
+        world: World,
         entry: Option<&config::PluginEntry>,
-    ) -> anyhow::Result<Prepared> {
-        let component = compile_cached(&self.engine, &path, cache_dir)?;
+        path: &Path,
+        cache_dir: Option<&Path>,
+        net: &Net,
+        fallback: bool,
+    ) -> anyhow::Result<()> {
+        let component = compile_cached(&self.engine, path, cache_dir)?;
         let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
             Some(table) => serde_json::to_string(table)?.into(),
             None => "{}".into(),
@@ -282,53 +312,102 @@ impl PluginHost {
             ),
             None => None,
         };
-        let mut ticks = cfg.timeout_ms.div_ceil(TICK.as_millis() as u64).max(1);
+        let mut budget = Duration::from_millis(cfg.timeout_ms.max(1));
         if let Some(llm) = &llm {
             // Waiting for the model counts against the call; allow a few round trips.
-            ticks += 3 * llm.grant.timeout_s * 1000 / TICK.as_millis() as u64;
+            budget += 3 * Duration::from_secs(llm.grant.timeout_s);
         }
-        let version =
-            wit::detect(&self.engine, &component, world).map_err(|e| not_world(&path, world, e))?;
-        let linker = linker_for(&self.engine, world, version)?;
-        let pre = linker
-            .instantiate_pre(&component)
-            .map_err(|e| not_world(&path, world, e))?;
+        let (version, linked) = check::link(self, &component, world, budget)
+            .await
+            .map_err(|e| anyhow::anyhow!("{}", e.line(path, world)))?;
+        macro_rules! loaded {
+            ($pre:expr) => {
+                Some(Loaded {
+                    pre: $pre,
+                    path: path.to_path_buf(),
+                    config_json,
+                    llm,
+                    budget,
+                })
+            };
+        }
+        match linked {
+            wit::Linked::Builder(b) => self.builder = loaded!(b),
+            wit::Linked::Translator(t) if fallback => self.translator_fallback = loaded!(t),
+            wit::Linked::Translator(t) => self.translator = loaded!(t),
+            wit::Linked::Formatter(f) => self.formatter = loaded!(f),
+        }
         tracing::info!(
             "plugin {} ({}) loaded from {}",
             world.name(),
             version.name(),
             path.display()
         );
-        Ok(Prepared {
-            world,
-            version,
-            pre,
-            path,
-            config_json,
-            llm,
-            budget_ticks: ticks,
-        })
+        Ok(())
     }
 
     /// Which worlds have a plugin, and from where (for readiness reports).
     pub fn loaded(&self) -> Vec<(&'static str, String)> {
-        let mut out = Vec::new();
-        if let Some(l) = &self.builder {
-            out.push((World::CommandBuilder.name(), l.path.display().to_string()));
+        World::ALL
+            .into_iter()
+            .filter_map(|w| Some((w.name(), self.path_of(w)?.display().to_string())))
+            .collect()
+    }
+
+    fn path_of(&self, world: World) -> Option<&Path> {
+        match world {
+            World::CommandBuilder => self.builder.as_ref().map(|l| l.path.as_path()),
+            World::Translator => self.translator.as_ref().map(|l| l.path.as_path()),
+            World::WebhookFormatter => self.formatter.as_ref().map(|l| l.path.as_path()),
         }
-        if let Some(l) = &self.translator {
-            out.push((World::Translator.name(), l.path.display().to_string()));
-        }
-        if let Some(l) = &self.formatter {
-            out.push((World::WebhookFormatter.name(), l.path.display().to_string()));
-        }
-        out
+    }
+
+    /// A plugin failure, for the operator: a warning naming the plugin and the reason, and
+    /// `mediaforge_plugin_failures_total{plugin,kind}`. Tenants get less (the callers decide).
+    pub fn report(&self, world: World, kind: Failure, reason: &str) {
+        let path = self
+            .path_of(world)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        tracing::warn!(
+            plugin = world.name(),
+            path,
+            kind = kind.as_str(),
+            "plugin call failed: {reason}"
+        );
+        crate::metrics::plugin_failure(world.name(), kind.as_str());
+    }
+
+    /// A fresh store for one call of `world`, bounded in memory.
+    fn store(
+        &self,
+        world: World,
+        config_json: Arc<str>,
+        llm: Option<Arc<LlmAccess>>,
+    ) -> Store<State> {
+        let state = State {
+            wasi: WasiCtx::builder().build(),
+            table: ResourceTable::new(),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(self.memory_bytes)
+                .instances(16)
+                .trap_on_grow_failure(true)
+                .build(),
+            plugin: world.name(),
+            config_json,
+            llm,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limits);
+        // Running code yields at every tick, so the call's deadline (`within`) is checked even
+        // while a plugin spins, and a call never holds a runtime thread.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+        store
     }
 
     /// Runs `f` (instantiate and call, through the version's adapter) in a fresh bounded
-    /// store. The call runs on this task: at every epoch tick the plugin yields to the runtime,
-    /// and when its budget of ticks is spent it is interrupted, so a plugin holds no thread and
-    /// cannot starve other requests.
+    /// store, on this task, for at most `loaded.budget` of wall time.
     async fn call<P, R>(
         &self,
         loaded: Option<&Loaded<P>>,
@@ -349,46 +428,43 @@ impl PluginHost {
             .acquire()
             .await
             .expect("semaphore never closes");
-        let state = State {
-            wasi: WasiCtx::builder().build(),
-            table: ResourceTable::new(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(self.memory_bytes)
-                .instances(16)
-                .trap_on_grow_failure(true)
-                .build(),
-            plugin: world.name(),
-            config_json: loaded.config_json.clone(),
-            llm: loaded.llm.clone(),
-        };
         let plugin = world.name();
         let started = std::time::Instant::now();
         let _timer = scopeguard(move || {
             crate::metrics::observe(crate::metrics::PLUGIN_SECONDS, plugin, started.elapsed())
         });
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|s| &mut s.limits);
-        let mut ticks_left = loaded.budget_ticks;
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            if ticks_left == 0 {
-                return Err(wasmtime::Trap::Interrupt.into());
+        let mut store = self.store(world, loaded.config_json.clone(), loaded.llm.clone());
+        let failed = |kind: Failure, reason: String| {
+            self.report(world, kind, &reason);
+            PluginError::Failed {
+                plugin,
+                kind,
+                reason,
             }
-            ticks_left -= 1;
-            Ok(wasmtime::UpdateDeadline::Yield(1))
-        });
-        match f(&loaded.pre, &mut store).await {
+        };
+        match within(loaded.budget, f(&loaded.pre, &mut store)).await {
             Ok(Ok(r)) => Ok(r),
             Ok(Err(refusal)) => Err(PluginError::Refused {
                 message: refusal.message.chars().take(1000).collect(),
                 subject: refusal.subject,
             }),
-            Err(e) => Err(PluginError::Failed {
-                plugin,
-                reason: describe_trap(&e),
-            }),
+            Err(e) => {
+                let (kind, reason) = describe_trap(&e);
+                Err(failed(kind, reason))
+            }
         }
     }
+}
+
+/// `call` bounded in wall time: past `budget` its future is dropped (cancelling the plugin
+/// wherever it is) and the call fails as a plugin interrupted by the epoch does.
+async fn within<T>(
+    budget: Duration,
+    call: impl std::future::Future<Output = wasmtime::Result<T>>,
+) -> wasmtime::Result<T> {
+    tokio::time::timeout(budget, call)
+        .await
+        .unwrap_or_else(|_| Err(wasmtime::Trap::Interrupt.into()))
 }
 
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
@@ -406,31 +482,19 @@ fn scopeguard(f: impl FnOnce()) -> impl Drop {
     Guard(Some(f))
 }
 
-fn not_world(path: &Path, world: World, e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::anyhow!(
-        "plugin {} does not implement the {} world (it must export {}): {e}",
-        path.display(),
-        world.name(),
-        wit::Version::ALL
-            .iter()
-            .map(|v| v.export(world))
-            .collect::<Vec<_>>()
-            .join(" or ")
-    )
-}
-
-/// A short, stable reason for a failed call.
-fn describe_trap(e: &wasmtime::Error) -> String {
+/// What kind of failure a call's error is, and a short, stable reason.
+fn describe_trap(e: &wasmtime::Error) -> (Failure, String) {
+    let out_of_memory = (Failure::Memory, "it ran out of memory".to_string());
     match e.downcast_ref::<wasmtime::Trap>() {
-        Some(wasmtime::Trap::Interrupt) => "it ran out of time".into(),
+        Some(wasmtime::Trap::Interrupt) => (Failure::Timeout, "it ran out of time".into()),
         Some(trap) => {
             let text = format!("{e:#}");
             if text.contains("memory") && text.contains("grow")
                 || matches!(trap, wasmtime::Trap::AllocationTooLarge)
             {
-                "it ran out of memory".into()
+                out_of_memory
             } else {
-                format!("it trapped ({trap})")
+                (Failure::Trap, format!("it trapped ({trap})"))
             }
         }
         None => {
@@ -438,9 +502,9 @@ fn describe_trap(e: &wasmtime::Error) -> String {
             if text.contains("forcing trap when growing memory")
                 || text.contains("memory") && text.contains("limit")
             {
-                "it ran out of memory".into()
+                out_of_memory
             } else {
-                text.chars().take(300).collect()
+                (Failure::Trap, text.chars().take(300).collect())
             }
         }
     }
@@ -504,10 +568,26 @@ fn linker_for(
     Ok(linker)
 }
 
-/// Compiles a component, or loads the artefact compiled earlier for the same bytes and engine.
-fn compile_cached(engine: &Engine, path: &Path, cache_dir: &Path) -> anyhow::Result<Component> {
+/// Compiles a component, or loads the artefact compiled earlier for the same bytes and engine
+/// (without a cache directory: compiles in memory).
+fn compile_cached(
+    engine: &Engine,
+    path: &Path,
+    cache_dir: Option<&Path>,
+) -> anyhow::Result<Component> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+    check::looks_like_component(&bytes)
+        .map_err(|why| anyhow::anyhow!("plugin {} {why}", path.display()))?;
+    let Some(cache_dir) = cache_dir else {
+        return Component::new(engine, &bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "plugin {} is not a valid WebAssembly component: {}",
+                path.display(),
+                check::first_line(&e)
+            )
+        });
+    };
     let mut engine_hash = std::collections::hash_map::DefaultHasher::new();
     engine
         .precompile_compatibility_hash()
@@ -526,45 +606,17 @@ fn compile_cached(engine: &Engine, path: &Path, cache_dir: &Path) -> anyhow::Res
             Err(e) => tracing::warn!("ignoring plugin cache {}: {e}", cached.display()),
         }
     }
-    let compiled = engine
-        .precompile_component(&bytes)
-        .map_err(wasm_err)
-        .with_context(|| {
-            format!(
-                "plugin {} is not a valid WebAssembly component",
-                path.display()
-            )
-        })?;
+    let compiled = engine.precompile_component(&bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "plugin {} is not a valid WebAssembly component: {}",
+            path.display(),
+            check::first_line(&e)
+        )
+    })?;
     std::fs::create_dir_all(cache_dir)?;
     let tmp = cache_dir.join(format!("{key}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, &compiled)?;
     std::fs::rename(&tmp, &cached)?;
     // SAFETY: as above; we wrote it just now.
     unsafe { Component::deserialize_file(engine, &cached) }.map_err(wasm_err)
-}
-
-/// For `mediaforge plugin check`: which worlds a component implements, or what it lacks.
-pub fn check_component(path: &Path) -> anyhow::Result<Vec<(World, Result<(), String>)>> {
-    let cfg = config::Plugins::default();
-    let engine = new_engine(&cfg)?;
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let component = Component::from_binary(&engine, &bytes)
-        .map_err(wasm_err)
-        .with_context(|| format!("{} is not a valid WebAssembly component", path.display()))?;
-    let mut out = Vec::new();
-    for world in World::ALL {
-        let result = (|| -> anyhow::Result<()> {
-            let version = wit::detect(&engine, &component, world).map_err(anyhow::Error::msg)?;
-            let linker = linker_for(&engine, world, version)?;
-            let pre: InstancePre<State> = linker.instantiate_pre(&component)?;
-            match world {
-                World::CommandBuilder => drop(wit::Builder::new(version, pre)?),
-                World::Translator => drop(wit::Translator::new(version, pre)?),
-                World::WebhookFormatter => drop(wit::Formatter::new(version, pre)?),
-            }
-            Ok(())
-        })();
-        out.push((world, result.map_err(|e| format!("{e:#}"))));
-    }
-    Ok(out)
 }

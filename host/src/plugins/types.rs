@@ -1,19 +1,22 @@
 //! The host's own view of what crosses the plugin boundary. Generated WIT types stay inside
 //! `wit/v*.rs` (one adapter per contract version); everything else in the host uses these.
+//! Their JSON forms are what `mediaforge plugin run` reads and prints
+//! (`docs/plugins/samples/`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::usage::Usage;
 
 /// An input staged in the job's scratch directory, and the name `@{name}` means.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StagedInput {
     pub name: String,
     pub path: String,
 }
 
 /// Options that apply to one file, and the file (an input or an output).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CommandPart {
     pub args: Vec<String>,
     pub path: String,
@@ -28,7 +31,7 @@ pub struct PolicyDecision {
 }
 
 /// What the command builder made of a task: ffmpeg's argv in parts, before the host checks it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuiltCommand {
     pub global_args: Vec<String>,
     pub inputs: Vec<CommandPart>,
@@ -37,21 +40,22 @@ pub struct BuiltCommand {
 }
 
 /// What the command builder made of a probe configuration: ffprobe's options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuiltProbe {
     pub args: Vec<String>,
     pub decisions: Vec<PolicyDecision>,
 }
 
 /// A plugin's refusal: a message for the tenant, and what it concerns.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Refusal {
     pub message: String,
     pub subject: Option<String>,
 }
 
 /// What a translator learns about one stream of an input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StreamFacts {
     pub index: u32,
     pub kind: String,
@@ -65,7 +69,8 @@ pub struct StreamFacts {
 }
 
 /// What a translator learns about an input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputFacts {
     pub name: String,
     pub size: u64,
@@ -75,21 +80,23 @@ pub struct InputFacts {
 }
 
 /// An output file as a webhook event reports it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct EventFile {
     pub file_name: String,
     pub size_bytes: u64,
     pub download_url: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EventOutcome {
     Completed { files: Vec<EventFile>, usage: Usage },
     Failed { error: String },
 }
 
 /// A finished job, for the webhook formatter.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JobEvent {
     pub event_id: String,
     pub job_id: String,
@@ -99,7 +106,7 @@ pub struct JobEvent {
 }
 
 /// The callback a formatter asks the host to send.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CallbackRequest {
     pub content_type: String,
     pub body: String,

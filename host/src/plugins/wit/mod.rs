@@ -40,6 +40,44 @@ impl Version {
             Version::V0_1_0 => v0_1_0::add_imports(linker, world),
         }
     }
+
+    /// The WIT text of this version, as the host was built against it.
+    pub fn wit(self) -> &'static str {
+        match self {
+            Version::V0_1_0 => v0_1_0::WIT,
+        }
+    }
+}
+
+/// A component linked for one world, of whichever version.
+pub enum Linked {
+    Builder(Builder),
+    Translator(Translator),
+    Formatter(Formatter),
+}
+
+impl Linked {
+    /// Checks the export names (the generated `*Pre::new`); types are checked on instantiation.
+    pub fn new(
+        world: World,
+        version: Version,
+        pre: InstancePre<State>,
+    ) -> wasmtime::Result<Linked> {
+        Ok(match world {
+            World::CommandBuilder => Linked::Builder(Builder::new(version, pre)?),
+            World::Translator => Linked::Translator(Translator::new(version, pre)?),
+            World::WebhookFormatter => Linked::Formatter(Formatter::new(version, pre)?),
+        })
+    }
+
+    /// Instantiates the component once, which type-checks every export it is called through.
+    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
+        match self {
+            Linked::Builder(Builder::V0_1_0(b)) => b.instantiate(store).await,
+            Linked::Translator(Translator::V0_1_0(t)) => t.instantiate(store).await,
+            Linked::Formatter(Formatter::V0_1_0(f)) => f.instantiate(store).await,
+        }
+    }
 }
 
 /// The version of `world` a component implements, from the interface it exports.

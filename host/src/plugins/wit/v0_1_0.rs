@@ -56,6 +56,9 @@ use bindings::formatter::exports::mediaforge::plugin::format as wit_format;
 use bindings::translator::exports::mediaforge::plugin::translate as wit_translate;
 use bindings::translator::mediaforge::plugin::llm as wit_llm;
 
+/// The contract this adapter speaks, for telling an author how their component differs.
+pub const WIT: &str = include_str!("../../../../wit/plugin.wit");
+
 /// The interface a component exports to implement `world` in this version.
 pub fn export(world: World) -> &'static str {
     match world {
@@ -112,6 +115,10 @@ impl wit_llm::Host for State {
 pub struct Builder(bindings::builder::CommandBuilderPre<State>);
 
 impl Builder {
+    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
+        self.0.instantiate_async(store).await.map(drop)
+    }
+
     pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Builder> {
         Ok(Builder(bindings::builder::CommandBuilderPre::new(pre)?))
     }
@@ -165,6 +172,10 @@ impl Builder {
 pub struct Translator(bindings::translator::TranslatorPre<State>);
 
 impl Translator {
+    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
+        self.0.instantiate_async(store).await.map(drop)
+    }
+
     pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Translator> {
         Ok(Translator(bindings::translator::TranslatorPre::new(pre)?))
     }
@@ -203,6 +214,10 @@ impl Translator {
 pub struct Formatter(bindings::formatter::WebhookFormatterPre<State>);
 
 impl Formatter {
+    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
+        self.0.instantiate_async(store).await.map(drop)
+    }
+
     pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Formatter> {
         Ok(Formatter(bindings::formatter::WebhookFormatterPre::new(
             pre,

@@ -1,21 +1,39 @@
-//! A deliberately bad command builder, for tests: its `config` chooses how it fails.
-//! `{"mode":"trap"}` panics (a trap), `"spin"` loops forever, `"hog"` allocates without bound,
-//! anything else refuses politely.
+//! A deliberately bad plugin for tests, implementing all three worlds: its `config` chooses how
+//! each call fails. `{"mode":"trap"}` panics (a trap), `"spin"` loops forever, `"hog"` allocates
+//! without bound, `"sleep"` blocks in a WASI sleep for `seconds` (default 30). As a webhook
+//! formatter it also returns a body over 1 MiB (`"big"`), a header the host forbids
+//! (`"header"`) or a refusal (`"refuse"`), and otherwise a small JSON callback; there a `mode=`
+//! in the event's webhook URL overrides the config, so one server can test every mode. Any
+//! other call refuses politely.
 
 wit_bindgen::generate!({
     path: "../../../wit",
-    world: "command-builder",
+    inline: "
+        package test:misbehaving;
+        world misbehaving {
+            include mediaforge:plugin/command-builder@0.1.0;
+            include mediaforge:plugin/translator@0.1.0;
+            include mediaforge:plugin/webhook-formatter@0.1.0;
+        }
+    ",
+    world: "misbehaving",
+    generate_all,
 });
 
-use exports::mediaforge::plugin::builder::{FfmpegCommand, FfprobeCommand, Guest, JobLayout};
+use exports::mediaforge::plugin::builder::{self, FfmpegCommand, FfprobeCommand, JobLayout};
+use exports::mediaforge::plugin::format::{self, CallbackRequest, Header, JobEvent};
+use exports::mediaforge::plugin::translate::{self, InputFacts};
 use mediaforge::plugin::types::{ProbeConfig, Refusal, Task};
 
 struct Misbehaving;
 
-fn misbehave() -> Refusal {
-    let config: serde_json::Value =
-        serde_json::from_str(&mediaforge::plugin::host::config()).unwrap_or_default();
-    match config["mode"].as_str() {
+fn config() -> serde_json::Value {
+    serde_json::from_str(&mediaforge::plugin::host::config()).unwrap_or_default()
+}
+
+/// Fails as `mode` says (trap, spin, hog, sleep), or returns to let the caller answer.
+fn misbehave(mode: Option<&str>, config: &serde_json::Value) {
+    match mode {
         Some("trap") => panic!("deliberate trap"),
         Some("spin") => {
             let mut n: u64 = 0;
@@ -30,20 +48,66 @@ fn misbehave() -> Refusal {
                 std::hint::black_box(&hoard);
             }
         }
-        _ => Refusal {
-            message: "this test plugin refuses everything".into(),
-            subject: None,
-        },
+        Some("sleep") => {
+            let seconds = config["seconds"].as_u64().unwrap_or(30);
+            std::thread::sleep(std::time::Duration::from_secs(seconds));
+        }
+        _ => {}
     }
 }
 
-impl Guest for Misbehaving {
+fn refuse() -> Refusal {
+    let config = config();
+    misbehave(config["mode"].as_str(), &config);
+    Refusal {
+        message: "this test plugin refuses everything".into(),
+        subject: None,
+    }
+}
+
+impl builder::Guest for Misbehaving {
     fn build_task(_task: Task, _layout: JobLayout) -> Result<FfmpegCommand, Refusal> {
-        Err(misbehave())
+        Err(refuse())
     }
 
     fn build_probe(_probe: ProbeConfig, _input: String) -> Result<FfprobeCommand, Refusal> {
-        Err(misbehave())
+        Err(refuse())
+    }
+}
+
+impl translate::Guest for Misbehaving {
+    fn translate_task(_instructions: String, _inputs: Vec<InputFacts>) -> Result<Task, Refusal> {
+        Err(refuse())
+    }
+
+    fn translate_probe(_instructions: String, _input: InputFacts) -> Result<ProbeConfig, Refusal> {
+        Err(refuse())
+    }
+}
+
+impl format::Guest for Misbehaving {
+    fn format_event(event: JobEvent) -> Result<CallbackRequest, String> {
+        let config = config();
+        let mode = match event.webhook_url.split_once("mode=") {
+            Some((_, rest)) => rest.split('&').next(),
+            None => config["mode"].as_str(),
+        };
+        misbehave(mode, &config);
+        let mut request = CallbackRequest {
+            content_type: "application/json".into(),
+            body: serde_json::json!({ "job_id": event.job_id }).to_string(),
+            headers: Vec::new(),
+        };
+        match mode {
+            Some("big") => request.body = "x".repeat(2 << 20),
+            Some("header") => request.headers.push(Header {
+                name: "webhook-signature".into(),
+                value: "forged".into(),
+            }),
+            Some("refuse") => return Err("this test plugin refuses the event".into()),
+            _ => {}
+        }
+        Ok(request)
     }
 }
 

@@ -1,0 +1,179 @@
+//! `mediaforge plugin check` and `mediaforge plugin run`: a component checked, or called once,
+//! without a server, exactly as the server would (the same engine, limits, linking and output
+//! checks), so an author can try a plugin before deploying it.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::jobs::webhooks::checked_headers;
+use crate::media::argv;
+use crate::net::Net;
+use crate::plugins::check::{Unfit, check_file};
+use crate::plugins::types::{InputFacts, JobEvent, StagedInput};
+use crate::plugins::{PluginError, PluginHost, World};
+use crate::task::{ProbeConfig, Task};
+
+/// `plugin check`: one line a world (only those it claims, unless `only` names one), and
+/// whether the component is usable: it fits `only`, or fits every world it exports and at
+/// least one. `Err`: one line, the file is unreadable or not a component.
+pub async fn check(
+    file: &Path,
+    only: Option<World>,
+    cfg: &Config,
+) -> Result<(Vec<String>, bool), String> {
+    let results = check_file(file, &cfg.plugins, only).await?;
+    let mut lines = Vec::new();
+    let mut fits = 0;
+    let mut usable = true;
+    for (world, result) in results {
+        match result {
+            Ok(version) => {
+                fits += 1;
+                lines.push(format!(
+                    "{}: implements the {} world ({})",
+                    file.display(),
+                    world.name(),
+                    version.name()
+                ));
+            }
+            Err(Unfit::Absent(why)) if only.is_none() => {
+                lines.push(format!(
+                    "{}: not a {} plugin: {why}",
+                    file.display(),
+                    world.name()
+                ));
+            }
+            Err(unfit) => {
+                usable = false;
+                lines.push(unfit.line(file, world));
+            }
+        }
+    }
+    Ok((lines, usable && fits > 0))
+}
+
+/// The largest refused result `plugin run` prints, in bytes of JSON.
+const SHOWN: usize = 64 * 1024;
+
+/// What `plugin run` reads: the function to call and its arguments (`docs/plugins/samples/`).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "function", rename_all = "kebab-case")]
+pub enum Call {
+    BuildTask {
+        task: Task,
+        inputs: Vec<StagedInput>,
+        output_dir: String,
+    },
+    BuildProbe {
+        probe: ProbeConfig,
+        input_path: String,
+    },
+    TranslateTask {
+        instructions: String,
+        inputs: Vec<InputFacts>,
+    },
+    TranslateProbe {
+        instructions: String,
+        input: InputFacts,
+    },
+    FormatEvent {
+        event: JobEvent,
+    },
+}
+
+impl Call {
+    fn world(&self) -> World {
+        match self {
+            Call::BuildTask { .. } | Call::BuildProbe { .. } => World::CommandBuilder,
+            Call::TranslateTask { .. } | Call::TranslateProbe { .. } => World::Translator,
+            Call::FormatEvent { .. } => World::WebhookFormatter,
+        }
+    }
+}
+
+/// `plugin run`: the plugin at `file` loaded for `world` with the limits and plugin config of
+/// `cfg`, called once with `input`. `Ok`: the JSON to print (`ok` says whether the call gave a
+/// result the host accepts). `Err`: one line, nothing was called.
+pub async fn run(world: World, file: &Path, input: &str, cfg: &Config) -> Result<Value, String> {
+    let call: Call = serde_json::from_str(input).map_err(|e| format!("input: {e}"))?;
+    if call.world() != world {
+        return Err(format!(
+            "input: that function belongs to the {} world, not the {} world",
+            call.world().name(),
+            world.name()
+        ));
+    }
+    let net = Net::new(&cfg.net).map_err(|e| format!("{e:#}"))?;
+    let host = PluginHost::load_one(&cfg.plugins, world, file, &net)
+        .await
+        .map_err(|e| format!("{e:#}"))?;
+    let answer = match call {
+        Call::BuildTask {
+            task,
+            inputs,
+            output_dir,
+        } => host
+            .build_task(&task, &inputs, &output_dir)
+            .await
+            .map(|cmd| {
+                let out = Path::new(&output_dir);
+                let checked = argv::ffmpeg_argv(&cmd, &inputs, out.parent().unwrap_or(out), out);
+                (json!(cmd), checked.map(|argv| json!(argv)).map_err(|r| r.0))
+            }),
+        Call::BuildProbe { probe, input_path } => {
+            host.build_probe(&probe, &input_path).await.map(|cmd| {
+                let input = Path::new(&input_path);
+                let checked =
+                    argv::ffprobe_argv(&cmd, &input_path, input.parent().unwrap_or(input));
+                (json!(cmd), checked.map(|argv| json!(argv)).map_err(|r| r.0))
+            })
+        }
+        Call::TranslateTask {
+            instructions,
+            inputs,
+        } => host
+            .translate_task(&instructions, &inputs)
+            .await
+            .map(|task| {
+                let unknown = task
+                    .inputs
+                    .iter()
+                    .find(|i| !inputs.iter().any(|f| f.name == i.file_path))
+                    .map(|i| crate::error::AppError::UnknownInput(i.file_path.clone()).to_string());
+                (json!(task), unknown.map_or(Ok(Value::Null), Err))
+            }),
+        Call::TranslateProbe {
+            instructions,
+            input,
+        } => host
+            .translate_probe(&instructions, &input)
+            .await
+            .map(|probe| (json!(probe), Ok(Value::Null))),
+        Call::FormatEvent { event } => host.format_event(&event).await.map(|request| {
+            let checked = checked_headers(&request).map(|_| Value::Null);
+            (json!(request), checked)
+        }),
+    };
+    Ok(match answer {
+        Ok((result, Ok(Value::Null))) => json!({ "ok": true, "result": result }),
+        Ok((result, Ok(argv))) => json!({ "ok": true, "result": result, "argv": argv }),
+        Ok((result, Err(why))) => json!({
+            "ok": false,
+            // What was refused, unless it is too big to read (a body over the limit).
+            "result": if result.to_string().len() <= SHOWN { result } else { json!("(not shown: too big)") },
+            "failed": { "kind": "output", "reason": format!("the host refuses what it returned: {why}") },
+        }),
+        Err(PluginError::Refused { message, subject }) => json!({
+            "ok": false,
+            "refused": { "message": message, "subject": subject },
+        }),
+        Err(PluginError::Failed { kind, reason, .. }) => json!({
+            "ok": false,
+            "failed": { "kind": kind.as_str(), "reason": reason },
+        }),
+        Err(e @ PluginError::Missing(_)) => return Err(e.to_string()),
+    })
+}
