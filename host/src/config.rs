@@ -71,6 +71,8 @@ pub struct Database {
     pub password: String,
     /// How long start-up waits for a database server that is not reachable yet.
     pub connect_timeout_s: u64,
+    /// How long one query waits for an answer before the request fails with 503.
+    pub query_timeout_s: u64,
 }
 
 impl Default for Database {
@@ -82,6 +84,7 @@ impl Default for Database {
             username: String::new(),
             password: String::new(),
             connect_timeout_s: 30,
+            query_timeout_s: 10,
         }
     }
 }

@@ -180,6 +180,8 @@ pub enum AppError {
     NoPlugin(&'static str),
     #[error("File storage is unavailable; nothing was kept, try again shortly")]
     StorageUnavailable,
+    #[error("The database is unavailable; nothing was changed, try again shortly")]
+    DatabaseUnavailable,
 }
 
 impl AppError {
@@ -242,7 +244,9 @@ impl AppError {
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
             UrlTimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
-            NoPlugin(_) | StorageUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            NoPlugin(_) | StorageUnavailable | DatabaseUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
@@ -252,7 +256,7 @@ impl AppError {
         match self {
             AppError::TooManyTasks => Some(1),
             AppError::RateLimited { retry_after_s } => Some(*retry_after_s),
-            AppError::StorageUnavailable => Some(5),
+            AppError::StorageUnavailable | AppError::DatabaseUnavailable => Some(5),
             _ => None,
         }
     }

@@ -5,6 +5,7 @@ mod ai;
 mod edge;
 mod example_plugins;
 mod examples;
+mod faults;
 mod jobs;
 mod legacy;
 mod llm;

@@ -485,7 +485,8 @@ impl S3Server {
     }
 }
 
-/// The real SurrealDB server (`tests/surreal-server`, built with the workspace), in memory.
+/// The real SurrealDB server (`tests/surreal-server`, built with the workspace), in memory or on
+/// disk.
 pub struct SurrealServer {
     pub server: ChildServer,
 }
@@ -496,6 +497,15 @@ impl SurrealServer {
     }
 
     pub fn start_on(port: u16) -> SurrealServer {
+        Self::start_storing(port, "memory")
+    }
+
+    /// On disk (SurrealKV in `data`), so that it can be stopped and started again with its data.
+    pub fn start_on_disk(port: u16, data: &Path) -> SurrealServer {
+        Self::start_storing(port, &format!("surrealkv://{}", data.display()))
+    }
+
+    fn start_storing(port: u16, storage: &str) -> SurrealServer {
         // target/debug/deps/api-… → target/debug/surreal
         let exe = std::env::current_exe().unwrap();
         let bin = exe.parent().unwrap().parent().unwrap().join("surreal");
@@ -509,7 +519,7 @@ impl SurrealServer {
         cmd.args(["start", "--no-banner", "--log", "warn"])
             .args(["--username", "root", "--password", "root"])
             .args(["--bind", &format!("127.0.0.1:{port}")])
-            .arg("memory")
+            .arg(storage)
             .current_dir(&dir);
         SurrealServer {
             server: ChildServer::start(cmd, port, dir, "surreal"),

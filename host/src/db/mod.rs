@@ -24,6 +24,8 @@ pub use jobs::{
     StoredOutput, Webhook,
 };
 
+use std::future::IntoFuture;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -40,6 +42,9 @@ pub enum DbError {
     /// A file written to a directory that expired (or was retired) meanwhile.
     #[error("directory is gone")]
     DirectoryGone,
+    /// No answer within `database.query_timeout_s` (a database server down or unreachable).
+    #[error("database: no answer within {0} s")]
+    Unavailable(u64),
     #[error("database: {0}")]
     Other(String),
 }
@@ -59,7 +64,13 @@ impl From<surrealdb::Error> for DbError {
 
 impl From<DbError> for crate::error::AppError {
     fn from(e: DbError) -> Self {
-        crate::error::AppError::Internal(anyhow::anyhow!(e))
+        match e {
+            DbError::Unavailable(_) => {
+                tracing::warn!("{e}");
+                crate::error::AppError::DatabaseUnavailable
+            }
+            e => crate::error::AppError::Internal(anyhow::anyhow!(e)),
+        }
     }
 }
 
@@ -71,6 +82,7 @@ const DIRECTORY_GONE: &str = "mediaforge: directory is gone";
 #[derive(Clone)]
 pub struct Db {
     inner: Surreal<Any>,
+    query_timeout: std::time::Duration,
     /// Directories never change once made and are removed only after they expire, so every
     /// instance may keep copies (checking `expires_at` on each read): the hottest look-up of
     /// the API then costs no query.
@@ -156,6 +168,7 @@ impl Db {
             .any(|scheme| cfg.url.starts_with(scheme));
         let db = Db {
             inner,
+            query_timeout: std::time::Duration::from_secs(cfg.query_timeout_s),
             directories: Default::default(),
             listings: embedded.then(Default::default),
         };
@@ -191,9 +204,16 @@ impl Db {
         let atomic = sql.trim_start().starts_with("BEGIN");
         let mut attempt = 0u64;
         loop {
-            let outcome = match self.inner.query(sql).bind(vars.clone()).await {
-                Ok(mut response) => first_error(&mut response).map(|()| response),
-                Err(e) => Err((0, e.into())),
+            // The client waits for a lost server to come back: bound the wait, so a request
+            // in an outage fails (503) instead of hanging.
+            let answer = tokio::time::timeout(
+                self.query_timeout,
+                self.inner.query(sql).bind(vars.clone()).into_future(),
+            );
+            let outcome = match answer.await {
+                Ok(Ok(mut response)) => first_error(&mut response).map(|()| response),
+                Ok(Err(e)) => Err((0, e.into())),
+                Err(_) => return Err(DbError::Unavailable(self.query_timeout.as_secs())),
             };
             match outcome {
                 Ok(response) => return Ok(response),

@@ -117,6 +117,15 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
                 .finish_job(&job.job_id, token, now, end, &hold_id)
                 .await
         }
+        Ended::Done(Err(AppError::DatabaseUnavailable)) => {
+            // Not the task's fault, and its end could not be recorded reliably now: the lease
+            // lapses and the job runs again once the database answers.
+            tracing::warn!(
+                job_id = job.job_id,
+                "database unavailable during the run; the job runs again when its lease lapses"
+            );
+            return;
+        }
         Ended::Done(Err(e)) => {
             let end = JobEnd::Failed {
                 error: e.to_string(),
