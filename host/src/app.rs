@@ -173,6 +173,7 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     };
     let state = AppState::start(cfg, addr).await?;
     tokio::spawn(sweeper::run(state.clone()));
+    crate::plugins::reload::spawn(state.plugins.clone(), state.cfg.plugins.watch)?;
     crate::jobs::worker::spawn(&state);
     let server = Server::new(acceptor);
     let mut handles = vec![server.handle()];

@@ -357,6 +357,8 @@ pub struct Plugins {
     pub timeout_ms: u64,
     /// Plugin instances alive at once (the pooling allocator is sized for this).
     pub max_instances: u32,
+    /// Reload the components when their files change (SIGHUP always reloads).
+    pub watch: bool,
     pub command_builder: Option<PluginEntry>,
     pub translator: Option<PluginEntry>,
     pub webhook_formatter: Option<PluginEntry>,
@@ -370,6 +372,7 @@ impl Default for Plugins {
             memory_mb: 64,
             timeout_ms: 2000,
             max_instances: 64,
+            watch: false,
             command_builder: None,
             translator: None,
             webhook_formatter: None,

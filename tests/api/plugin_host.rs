@@ -1,5 +1,8 @@
 //! The plugin host at start-up: a plugin that is missing, implements the wrong world or was built
-//! against a different WIT stops the server with a message naming the file and the world.
+//! against a different WIT stops the server with a message naming the file and the world. And
+//! while serving: components reloaded on SIGHUP or on change.
+
+use serde_json::json;
 
 use crate::support::*;
 
@@ -61,4 +64,98 @@ async fn config_errors_name_the_key() {
         .expect("must not start");
     assert!(err.contains("jobs.workers"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Hot reload under load: a stream of dry runs while the command builder's file is replaced
+/// (by a builder that knows `-mf_preset`), then by junk; SIGHUP swaps the new one in (with
+/// `plugins.watch`, the change itself does); junk keeps the loaded one and says why; no
+/// request fails throughout.
+#[tokio::test]
+async fn plugins_reload_on_sighup_and_on_change_without_failing_a_request() {
+    for watch in [false, true] {
+        let dir = temp_dir("reload");
+        let builder = dir.join("builder.wasm");
+        let replace = |from: &std::path::Path| {
+            let next = dir.join("next.wasm");
+            std::fs::copy(from, &next).unwrap();
+            std::fs::rename(&next, &builder).unwrap();
+        };
+        replace(&wasm("command_builder"));
+        let s = Server::start_with(Options {
+            extra: format!(
+                "watch = {watch}\n[plugins.command_builder]\npath = \"{}\"\n",
+                builder.display()
+            ),
+            ..Default::default()
+        })
+        .await;
+        let input = s.upload_file(ALICE, None, &media().short()).await;
+        let plain = json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": "a.png", "options": ["-frames:v", "1"]}]}});
+        let preset = json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": "s.jpg", "options": ["-mf_preset", "thumbnail-sprite"]}]}});
+        let knows_presets =
+            || async { s.post("/ffmpeg/validate", ALICE, preset.clone()).await.0 == 200 };
+        assert!(!knows_presets().await);
+
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let load = async {
+            let mut answered = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let (status, body) = s.post("/ffmpeg/validate", ALICE, plain.clone()).await;
+                assert_eq!(status, 200, "a dry run during the reload: {body}");
+                answered += 1;
+            }
+            answered
+        };
+        let swaps = async {
+            replace(&wasm("preset_builder"));
+            if watch {
+                tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+            } else {
+                // Nothing changes until the signal.
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                assert!(!knows_presets().await, "reloaded without a SIGHUP");
+                hangup(&s);
+            }
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !knows_presets().await {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "not reloaded: {}",
+                    s.log()
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            // Junk in place of the component: the loaded one stays, and the log says why.
+            let junk = dir.join("junk.wasm");
+            std::fs::write(&junk, b"not a component").unwrap();
+            replace(&junk);
+            if !watch {
+                hangup(&s);
+            }
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while !s
+                .log()
+                .contains("plugins not reloaded, the loaded ones stay")
+            {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no refusal logged: {}",
+                    s.log()
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            assert!(knows_presets().await);
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        };
+        let (answered, ()) = tokio::join!(load, swaps);
+        assert!(answered > 5, "{answered} dry runs");
+    }
+}
+
+fn hangup(s: &Server) {
+    let status = std::process::Command::new("kill")
+        .args(["-HUP", &s.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
 }

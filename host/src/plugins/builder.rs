@@ -14,7 +14,7 @@ impl PluginHost {
         // The call's future owns its arguments: the plugin may run across many polls.
         let (task, inputs, output_dir) = (task.clone(), inputs.to_vec(), output_dir.to_string());
         self.call(
-            self.builder.as_ref(),
+            |w| w.builder.as_ref(),
             World::CommandBuilder,
             move |b, store| {
                 Box::pin(async move { b.build_task(store, &task, &inputs, &output_dir).await })
@@ -30,7 +30,7 @@ impl PluginHost {
     ) -> Result<BuiltProbe, PluginError> {
         let (probe, input_path) = (probe.clone(), input_path.to_string());
         self.call(
-            self.builder.as_ref(),
+            |w| w.builder.as_ref(),
             World::CommandBuilder,
             move |b, store| {
                 Box::pin(async move { b.build_probe(store, &probe, &input_path).await })

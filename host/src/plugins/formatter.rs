@@ -7,7 +7,7 @@ impl PluginHost {
     pub async fn format_event(&self, event: &JobEvent) -> Result<CallbackRequest, PluginError> {
         let event = event.clone();
         self.call(
-            self.formatter.as_ref(),
+            |w| w.formatter.as_ref(),
             World::WebhookFormatter,
             move |f, store| Box::pin(async move { f.format_event(store, &event).await }),
         )

@@ -11,6 +11,7 @@
 mod builder;
 pub mod check;
 mod formatter;
+pub mod reload;
 mod translator;
 pub mod types;
 pub mod wit;
@@ -183,6 +184,13 @@ impl Failure {
 }
 
 /// A loaded component, ready to instantiate.
+/// Where a loaded component goes: its world's slot, or the translator's fallback.
+#[derive(Clone, Copy)]
+struct Slot {
+    world: World,
+    fallback: bool,
+}
+
 struct Loaded<P> {
     pre: P,
     path: PathBuf,
@@ -194,13 +202,28 @@ struct Loaded<P> {
 
 pub struct PluginHost {
     engine: Engine,
+    /// Swapped whole by [`PluginHost::reload`]; a call keeps the set it started with.
+    worlds: std::sync::RwLock<Arc<Worlds>>,
+    /// What `load` was given, for reloads.
+    source: Option<Source>,
+    permits: Arc<Semaphore>,
+    memory_bytes: usize,
+}
+
+/// The loaded plugin of each world.
+#[derive(Default)]
+pub struct Worlds {
     builder: Option<Loaded<wit::Builder>>,
     translator: Option<Loaded<wit::Translator>>,
     /// Asked when the translator refuses (`plugins.translator.fallback`).
     translator_fallback: Option<Loaded<wit::Translator>>,
     formatter: Option<Loaded<wit::Formatter>>,
-    permits: Arc<Semaphore>,
-    memory_bytes: usize,
+}
+
+struct Source {
+    cfg: config::Plugins,
+    cache_dir: PathBuf,
+    net: Net,
 }
 
 impl PluginHost {
@@ -212,6 +235,23 @@ impl PluginHost {
         net: &Net,
     ) -> anyhow::Result<PluginHost> {
         let mut host = PluginHost::empty(cfg)?;
+        host.source = Some(Source {
+            cfg: cfg.clone(),
+            cache_dir: cache_dir.to_path_buf(),
+            net: net.clone(),
+        });
+        let worlds = host.load_worlds(cfg, cache_dir, net).await?;
+        host.worlds = std::sync::RwLock::new(Arc::new(worlds));
+        Ok(host)
+    }
+
+    async fn load_worlds(
+        &self,
+        cfg: &config::Plugins,
+        cache_dir: &Path,
+        net: &Net,
+    ) -> anyhow::Result<Worlds> {
+        let mut worlds = Worlds::default();
         for world in World::ALL {
             let path = match world.entry(cfg) {
                 Some(entry) => entry.path.clone(),
@@ -226,20 +266,28 @@ impl PluginHost {
                 continue;
             }
             let entry = world.entry(cfg);
-            host.load_world(cfg, world, entry, &path, Some(cache_dir), net, false)
+            let to = Slot {
+                world,
+                fallback: false,
+            };
+            self.load_world(&mut worlds, cfg, to, entry, &path, Some(cache_dir), net)
                 .await?;
             match entry.and_then(|e| e.fallback.as_ref()) {
                 Some(fallback) if world == World::Translator => {
                     let fallback = fallback.entry();
                     let path = fallback.path.clone();
-                    host.load_world(
-                        cfg,
+                    let to = Slot {
                         world,
+                        fallback: true,
+                    };
+                    self.load_world(
+                        &mut worlds,
+                        cfg,
+                        to,
                         Some(&fallback),
                         &path,
                         Some(cache_dir),
                         net,
-                        true,
                     )
                     .await?;
                 }
@@ -250,7 +298,52 @@ impl PluginHost {
                 None => {}
             }
         }
-        Ok(host)
+        Ok(worlds)
+    }
+
+    /// Loads every world's component again (the files, with the config of start-up) and swaps
+    /// them in at once; calls under way finish on the ones they started with. If any fails its
+    /// checks, nothing changes and the reason is logged.
+    pub async fn reload(&self) -> bool {
+        let Some(src) = &self.source else {
+            return false;
+        };
+        match self.load_worlds(&src.cfg, &src.cache_dir, &src.net).await {
+            Ok(worlds) => {
+                *self.worlds.write().expect("plugin set lock") = Arc::new(worlds);
+                tracing::info!("plugins reloaded");
+                true
+            }
+            Err(e) => {
+                tracing::warn!("plugins not reloaded, the loaded ones stay: {e:#}");
+                false
+            }
+        }
+    }
+
+    /// The loaded components' files, with their modification times and sizes (for `watch`).
+    pub fn stamps(&self) -> Vec<(PathBuf, Option<(std::time::SystemTime, u64)>)> {
+        let worlds = self.worlds();
+        let paths = [
+            worlds.builder.as_ref().map(|l| &l.path),
+            worlds.translator.as_ref().map(|l| &l.path),
+            worlds.translator_fallback.as_ref().map(|l| &l.path),
+            worlds.formatter.as_ref().map(|l| &l.path),
+        ];
+        paths
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let stamp = std::fs::metadata(p)
+                    .ok()
+                    .and_then(|m| Some((m.modified().ok()?, m.len())));
+                (p.clone(), stamp)
+            })
+            .collect()
+    }
+
+    fn worlds(&self) -> Arc<Worlds> {
+        self.worlds.read().expect("plugin set lock").clone()
     }
 
     /// A host with one world's plugin (`mediaforge plugin run`), compiled without the cache.
@@ -261,8 +354,14 @@ impl PluginHost {
         net: &Net,
     ) -> anyhow::Result<PluginHost> {
         let mut host = PluginHost::empty(cfg)?;
-        host.load_world(cfg, world, world.entry(cfg), path, None, net, false)
+        let mut worlds = Worlds::default();
+        let to = Slot {
+            world,
+            fallback: false,
+        };
+        host.load_world(&mut worlds, cfg, to, world.entry(cfg), path, None, net)
             .await?;
+        host.worlds = std::sync::RwLock::new(Arc::new(worlds));
         Ok(host)
     }
 
@@ -271,28 +370,26 @@ impl PluginHost {
         spawn_ticker(&engine);
         Ok(PluginHost {
             engine,
-            builder: None,
-            translator: None,
-            translator_fallback: None,
-            formatter: None,
+            worlds: Default::default(),
+            source: None,
             permits: Arc::new(Semaphore::new(cfg.max_instances as usize)),
             memory_bytes: (cfg.memory_mb * 1024 * 1024) as usize,
         })
     }
 
-    /// Loads `world`'s plugin from `path` with `entry`'s config and grants; as the
-    /// translator's fallback when `fallback`.
+    /// Loads a plugin from `path` with `entry`'s config and grants into its slot of `worlds`.
     #[allow(clippy::too_many_arguments)]
     async fn load_world(
-        &mut self,
+        &self,
+        worlds: &mut Worlds,
         cfg: &config::Plugins,
-        world: World,
+        to: Slot,
         entry: Option<&config::PluginEntry>,
         path: &Path,
         cache_dir: Option<&Path>,
         net: &Net,
-        fallback: bool,
     ) -> anyhow::Result<()> {
+        let world = to.world;
         let component = compile_cached(&self.engine, path, cache_dir)?;
         let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
             Some(table) => serde_json::to_string(table)?.into(),
@@ -332,10 +429,10 @@ impl PluginHost {
             };
         }
         match linked {
-            wit::Linked::Builder(b) => self.builder = loaded!(b),
-            wit::Linked::Translator(t) if fallback => self.translator_fallback = loaded!(t),
-            wit::Linked::Translator(t) => self.translator = loaded!(t),
-            wit::Linked::Formatter(f) => self.formatter = loaded!(f),
+            wit::Linked::Builder(b) => worlds.builder = loaded!(b),
+            wit::Linked::Translator(t) if to.fallback => worlds.translator_fallback = loaded!(t),
+            wit::Linked::Translator(t) => worlds.translator = loaded!(t),
+            wit::Linked::Formatter(f) => worlds.formatter = loaded!(f),
         }
         tracing::info!(
             "plugin {} ({}) loaded from {}",
@@ -354,11 +451,12 @@ impl PluginHost {
             .collect()
     }
 
-    fn path_of(&self, world: World) -> Option<&Path> {
+    fn path_of(&self, world: World) -> Option<PathBuf> {
+        let worlds = self.worlds();
         match world {
-            World::CommandBuilder => self.builder.as_ref().map(|l| l.path.as_path()),
-            World::Translator => self.translator.as_ref().map(|l| l.path.as_path()),
-            World::WebhookFormatter => self.formatter.as_ref().map(|l| l.path.as_path()),
+            World::CommandBuilder => worlds.builder.as_ref().map(|l| l.path.clone()),
+            World::Translator => worlds.translator.as_ref().map(|l| l.path.clone()),
+            World::WebhookFormatter => worlds.formatter.as_ref().map(|l| l.path.clone()),
         }
     }
 
@@ -410,7 +508,7 @@ impl PluginHost {
     /// store, on this task, for at most `loaded.budget` of wall time.
     async fn call<P, R>(
         &self,
-        loaded: Option<&Loaded<P>>,
+        select: fn(&Worlds) -> Option<&Loaded<P>>,
         world: World,
         f: impl for<'a> FnOnce(
             &'a P,
@@ -422,7 +520,8 @@ impl PluginHost {
         P: Send + Sync,
         R: Send,
     {
-        let loaded = loaded.ok_or(PluginError::Missing(world.name()))?;
+        let worlds = self.worlds();
+        let loaded = select(&worlds).ok_or(PluginError::Missing(world.name()))?;
         let _permit = self
             .permits
             .acquire()

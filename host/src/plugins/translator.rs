@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::types::{CompletionRequest, InputFacts, StreamFacts};
-use super::{LlmAccess, Loaded, PluginError, PluginHost, World, wit};
+use super::{LlmAccess, Loaded, PluginError, PluginHost, World, Worlds, wit};
 use crate::task::{ProbeConfig, Task};
 
 impl PluginHost {
@@ -15,9 +15,9 @@ impl PluginHost {
         inputs: &[InputFacts],
     ) -> Result<Task, PluginError> {
         let ask = |fallback: bool| {
-            let loaded = self.translator_or_fallback(fallback);
+            let select = Self::translator_or_fallback(fallback);
             let (instructions, inputs) = (instructions.to_string(), inputs.to_vec());
-            self.call(loaded, World::Translator, move |t, store| {
+            self.call(select, World::Translator, move |t, store| {
                 Box::pin(async move { t.translate_task(store, &instructions, &inputs).await })
             })
         };
@@ -30,20 +30,20 @@ impl PluginHost {
         input: &InputFacts,
     ) -> Result<ProbeConfig, PluginError> {
         let ask = |fallback: bool| {
-            let loaded = self.translator_or_fallback(fallback);
+            let select = Self::translator_or_fallback(fallback);
             let (instructions, input) = (instructions.to_string(), input.clone());
-            self.call(loaded, World::Translator, move |t, store| {
+            self.call(select, World::Translator, move |t, store| {
                 Box::pin(async move { t.translate_probe(store, &instructions, &input).await })
             })
         };
         self.or_fallback(ask(false).await, || ask(true)).await
     }
 
-    fn translator_or_fallback(&self, fallback: bool) -> Option<&Loaded<wit::Translator>> {
+    fn translator_or_fallback(fallback: bool) -> fn(&Worlds) -> Option<&Loaded<wit::Translator>> {
         if fallback {
-            self.translator_fallback.as_ref()
+            |w| w.translator_fallback.as_ref()
         } else {
-            self.translator.as_ref()
+            |w| w.translator.as_ref()
         }
     }
 
@@ -56,7 +56,9 @@ impl PluginHost {
         fallback: impl AsyncFnOnce() -> Result<R, PluginError>,
     ) -> Result<R, PluginError> {
         match first {
-            Err(refused @ PluginError::Refused { .. }) if self.translator_fallback.is_some() => {
+            Err(refused @ PluginError::Refused { .. })
+                if self.worlds().translator_fallback.is_some() =>
+            {
                 match fallback().await {
                     Ok(answer) => Ok(answer),
                     Err(e) => {
