@@ -39,6 +39,7 @@ struct Registry {
     requests: BTreeMap<(String, String, u16), u64>,
     histograms: BTreeMap<(&'static str, String), Histogram>,
     webhooks: BTreeMap<String, u64>,
+    counters: BTreeMap<&'static str, u64>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Default::default);
@@ -63,6 +64,26 @@ pub fn webhook_attempt(outcome: &str) {
     let mut r = REGISTRY.lock().expect("metrics lock");
     *r.webhooks.entry(outcome.to_string()).or_default() += 1;
 }
+
+/// Adds one to a counter family below.
+pub fn count(name: &'static str) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    *r.counters.entry(name).or_default() += 1;
+}
+
+pub const CACHE_HITS: &str = "mediaforge_cache_hits_total";
+pub const CACHE_MISSES: &str = "mediaforge_cache_misses_total";
+pub const FFMPEG_RUNS: &str = "mediaforge_ffmpeg_runs_total";
+
+/// The plain counters, with their help lines.
+const COUNTERS: &[(&str, &str)] = &[
+    (
+        CACHE_HITS,
+        "Tasks answered from the result cache (a coalesced wait included).",
+    ),
+    (CACHE_MISSES, "Tasks that ran ffmpeg for their outputs."),
+    (FFMPEG_RUNS, "ffmpeg processes started for tasks."),
+];
 
 pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";
 pub const PLUGIN_SECONDS: &str = "mediaforge_plugin_call_seconds";
@@ -118,6 +139,13 @@ pub fn render(
         let _ = writeln!(
             out,
             "mediaforge_webhook_attempts_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    for (family, help) in COUNTERS {
+        let _ = write!(
+            out,
+            "# HELP {family} {help}\n# TYPE {family} counter\n{family} {}\n",
+            r.counters.get(family).copied().unwrap_or(0)
         );
     }
     out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");

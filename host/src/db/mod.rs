@@ -15,9 +15,12 @@ macro_rules! add_usage {
     };
 }
 
+mod cache;
 mod jobs;
 mod listings;
 mod schema;
+
+pub use cache::{CacheEntry, CachedOutput};
 
 pub use jobs::{
     DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,
@@ -117,6 +120,10 @@ pub struct FileRecord {
     pub size: u64,
     pub content_type: Option<String>,
     pub added_at: i64,
+    /// SHA-256 of the bytes (hex), taken as they came in; `None` for an upload made straight to
+    /// S3 until a task first stages it (`pipeline/stage.rs`).
+    #[serde(default)]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -446,14 +453,24 @@ impl Db {
         object_id: &str,
         size: u64,
         content_type: Option<&str>,
+        sha256: Option<&str>,
     ) -> DbResult<Option<FileRecord>> {
         self.first(
-            "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t
+            "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t, sha256 = $h
              WHERE state != 'deleting' RETURN AFTER",
-            json!({ "o": object_id, "s": size, "t": content_type }),
+            json!({ "o": object_id, "s": size, "t": content_type, "h": sha256 }),
         )
         .await
         .map(|r: Option<Value>| r.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
+    }
+
+    /// Records the hash of a file's bytes, read when they were first staged.
+    pub async fn set_file_hash(&self, object_id: &str, sha256: &str) -> DbResult<()> {
+        self.exec(
+            "UPDATE type::record('file', $o) SET sha256 = $h",
+            json!({ "o": object_id, "h": sha256 }),
+        )
+        .await
     }
 
     /// Hides a file at once; its bytes and record go next (`finish_delete`). Returns the record.

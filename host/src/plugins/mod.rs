@@ -145,6 +145,8 @@ pub enum PluginError {
 struct Loaded<P> {
     pre: P,
     path: PathBuf,
+    /// The component's SHA-256 and its config: what its output is a function of.
+    identity: String,
     config_json: Arc<str>,
     llm: Option<Arc<LlmAccess>>,
     budget_ticks: u64,
@@ -186,7 +188,7 @@ impl PluginHost {
                 );
                 continue;
             }
-            let component = compile_cached(&host.engine, &path, cache_dir)?;
+            let (component, digest) = compile_cached(&host.engine, &path, cache_dir)?;
             let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
                 Some(table) => serde_json::to_string(table)?.into(),
                 None => "{}".into(),
@@ -221,6 +223,7 @@ impl PluginHost {
                     Some(Loaded {
                         pre: $pre.map_err(|e| not_world(&path, world, e))?,
                         path: path.clone(),
+                        identity: format!("{digest}:{config_json}"),
                         config_json,
                         llm,
                         budget_ticks: ticks,
@@ -246,6 +249,11 @@ impl PluginHost {
             );
         }
         Ok(host)
+    }
+
+    /// The command builder's component hash and config, for result cache keys (`cache/`).
+    pub fn builder_identity(&self) -> Option<&str> {
+        self.builder.as_ref().map(|l| l.identity.as_str())
     }
 
     /// Which worlds have a plugin, and from where (for readiness reports).
@@ -443,18 +451,30 @@ fn linker_for(
 }
 
 /// Compiles a component, or loads the artefact compiled earlier for the same bytes and engine.
-fn compile_cached(engine: &Engine, path: &Path, cache_dir: &Path) -> anyhow::Result<Component> {
+/// The compiled component and the SHA-256 (hex) of its bytes.
+fn compile_cached(
+    engine: &Engine,
+    path: &Path,
+    cache_dir: &Path,
+) -> anyhow::Result<(Component, String)> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
+    let digest = hex::encode(Sha256::digest(&bytes));
+    compile_with_cache(engine, &bytes, &digest, path, cache_dir).map(|c| (c, digest))
+}
+
+fn compile_with_cache(
+    engine: &Engine,
+    bytes: &[u8],
+    digest: &str,
+    path: &Path,
+    cache_dir: &Path,
+) -> anyhow::Result<Component> {
     let mut engine_hash = std::collections::hash_map::DefaultHasher::new();
     engine
         .precompile_compatibility_hash()
         .hash(&mut engine_hash);
-    let key = format!(
-        "{}-{:016x}",
-        hex::encode(Sha256::digest(&bytes)),
-        engine_hash.finish()
-    );
+    let key = format!("{digest}-{:016x}", engine_hash.finish());
     let cached = cache_dir.join(format!("{key}.cwasm"));
     if cached.exists() {
         // SAFETY: the file is one this process family wrote from bytes with this exact hash,
@@ -465,7 +485,7 @@ fn compile_cached(engine: &Engine, path: &Path, cache_dir: &Path) -> anyhow::Res
         }
     }
     let compiled = engine
-        .precompile_component(&bytes)
+        .precompile_component(bytes)
         .map_err(wasm_err)
         .with_context(|| {
             format!(
