@@ -11,7 +11,7 @@ use crate::jobs::{submit, wait_for};
 use crate::support::*;
 
 /// A counter of `/metrics`.
-async fn counter(s: &Server, name: &str) -> u64 {
+pub(crate) async fn counter(s: &Server, name: &str) -> u64 {
     let text = s.metrics().await;
     text.lines()
         .find_map(|l| l.strip_prefix(&format!("{name} ")))
@@ -21,11 +21,11 @@ async fn counter(s: &Server, name: &str) -> u64 {
         .unwrap()
 }
 
-async fn ffmpeg_runs(s: &Server) -> u64 {
+pub(crate) async fn ffmpeg_runs(s: &Server) -> u64 {
     counter(s, "mediaforge_ffmpeg_runs_total").await
 }
 
-fn transcode(input: &str, out: &str) -> Value {
+pub(crate) fn transcode(input: &str, out: &str) -> Value {
     json!({"inputs": [{"file_path": input}],
            "outputs": [{"file": out, "options": ["-vf", "scale=160:-2", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]}]})
 }

@@ -12,6 +12,7 @@
 //! - Bounded by `cache.ttl_s` (age) and `cache.max_gb` (least recently used go first).
 
 pub mod flights;
+pub mod lease;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};

@@ -131,3 +131,105 @@ impl Db {
             .collect())
     }
 }
+
+/// An identical task's run in flight on some instance (`cache/flights.rs`): its holder renews
+/// `lease_until` while it runs and removes the record when done; a failure stays a while in
+/// `failed`, for the waiters on other instances to report.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CacheFlight {
+    pub key: String,
+    pub holder: String,
+    pub lease_until: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<FlightFailure>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlightFailure {
+    pub status: u16,
+    pub message: String,
+    pub details: Option<String>,
+}
+
+impl Db {
+    /// Takes the lead of `key`'s run for `holder` until `until`: when no run holds it, its
+    /// holder's lease lapsed, or it failed (a failure is told to the runs' waiters, never to a
+    /// later task). `false`: another holds it.
+    pub async fn claim_cache_flight(
+        &self,
+        key: &str,
+        holder: &str,
+        now: i64,
+        until: i64,
+    ) -> DbResult<bool> {
+        let flight = CacheFlight {
+            key: key.to_string(),
+            holder: holder.to_string(),
+            lease_until: until,
+            failed: None,
+        };
+        match self
+            .exec(
+                "CREATE type::record('cache_flight', $f.key) CONTENT $f",
+                json!({ "f": flight }),
+            )
+            .await
+        {
+            Ok(()) => return Ok(true),
+            Err(DbError::Conflict) => {}
+            Err(e) => return Err(e),
+        }
+        let taken: Option<serde_json::Value> = self
+            .first(
+                "UPDATE type::record('cache_flight', $k) SET holder = $h, lease_until = $until, failed = NONE
+                 WHERE lease_until < $now OR type::is_object(failed) RETURN AFTER",
+                json!({ "k": key, "h": holder, "until": until, "now": now }),
+            )
+            .await?;
+        Ok(taken.is_some())
+    }
+
+    pub async fn cache_flight(&self, key: &str) -> DbResult<Option<CacheFlight>> {
+        self.first(
+            "SELECT * OMIT id FROM type::record('cache_flight', $k)",
+            json!({ "k": key }),
+        )
+        .await
+    }
+
+    /// Extends the lease while `holder` still holds it.
+    pub async fn renew_cache_flight(&self, key: &str, holder: &str, until: i64) -> DbResult<()> {
+        self.exec(
+            "UPDATE type::record('cache_flight', $k) SET lease_until = $until WHERE holder = $h",
+            json!({ "k": key, "h": holder, "until": until }),
+        )
+        .await
+    }
+
+    /// Ends `holder`'s run: the record goes, or on a failure stays until `until` to tell the
+    /// waiters (and lets the next asker lead after that).
+    pub async fn end_cache_flight(
+        &self,
+        key: &str,
+        holder: &str,
+        failed: Option<&FlightFailure>,
+        until: i64,
+    ) -> DbResult<()> {
+        match failed {
+            None => {
+                self.exec(
+                    "DELETE type::record('cache_flight', $k) WHERE holder = $h",
+                    json!({ "k": key, "h": holder }),
+                )
+                .await
+            }
+            Some(f) => {
+                self.exec(
+                    "UPDATE type::record('cache_flight', $k) SET failed = $f, lease_until = $until WHERE holder = $h",
+                    json!({ "k": key, "h": holder, "f": f, "until": until }),
+                )
+                .await
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ mod jobs;
 mod listings;
 mod schema;
 
-pub use cache::{CacheEntry, CachedOutput};
+pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 
 pub use jobs::{
     DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,

@@ -1,6 +1,7 @@
 //! Between *build* and *run*: the result cache (`cache/`). A cacheable task's key is made from
 //! its inputs' hashes and its built command; a fresh entry answers it (outputs copied into the
-//! output directory, no time charged), and identical tasks in flight at once run ffmpeg once.
+//! output directory, no time charged), and identical tasks in flight at once run ffmpeg once:
+//! on one instance through `cache::flights`, across instances through `cache::lease`.
 //! A task is not cacheable when the operator turned the cache off, the request said
 //! `"cache": false`, or the command builder said so (`plugins::types::cacheable`).
 
@@ -14,8 +15,9 @@ use super::resolve::Resolved;
 use super::stage;
 use crate::app::AppState;
 use crate::cache::flights::{self, Join, Landing};
+use crate::cache::lease::{self, Claim};
 use crate::cache::{self, Outcome};
-use crate::db::Directory;
+use crate::db::{Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
 use crate::metrics;
 use crate::plugins::types::{StagedInput, cacheable};
@@ -64,30 +66,33 @@ where
                 if let Some(done) = hit(state, resolved, dir, key, shown).await? {
                     return Ok(done);
                 }
+                let lease = match lease::claim(state, key).await? {
+                    Claim::Led(lease) => lease,
+                    // Another instance ran it: this one's waiters look the entry up too.
+                    Claim::Landed(None) => {
+                        flight.land(Landing::Done);
+                        continue;
+                    }
+                    Claim::Landed(Some(e)) => {
+                        flight.land(Landing::Failed(Arc::new(e.joined())));
+                        return Err(e);
+                    }
+                };
                 metrics::count(metrics::CACHE_MISSES);
                 let result = run().await;
                 match &result {
                     Ok(done) => {
-                        match cache::save(state, key, &resolved.account.name, &done.outputs).await {
-                            Ok(()) => {
-                                // Back within `cache.max_gb` without making this request wait.
-                                let state = state.clone();
-                                tokio::spawn(async move {
-                                    if let Err(e) = cache::evict(&state).await {
-                                        tracing::warn!("cache eviction failed: {e:#}");
-                                    }
-                                });
-                            }
-                            Err(e) => tracing::warn!("result not cached: {e:#}"),
-                        }
+                        save(state, key, &resolved.account.name, &done.outputs).await;
+                        lease.end(None).await;
                         flight.land(Landing::Done);
                     }
                     Err(e) if same_for_everyone(e) => {
+                        lease.end(Some(e)).await;
                         flight.land(Landing::Failed(Arc::new(e.joined())));
                     }
                     // A failure of this request's own (its directory, its storage): the others
                     // try for themselves.
-                    Err(_) => drop(flight),
+                    Err(_) => drop((lease, flight)),
                 }
                 return result;
             }
@@ -97,6 +102,22 @@ where
                 }
             }
         }
+    }
+}
+
+/// Saves the run's outputs as the key's entry, then (without making the request wait) brings
+/// the cache back within `cache.max_gb`. Not being cached fails nothing.
+async fn save(state: &Arc<AppState>, key: &str, account: &str, outputs: &[StoredOutput]) {
+    match cache::save(state, key, account, outputs).await {
+        Ok(()) => {
+            let state = state.clone();
+            tokio::spawn(async move {
+                if let Err(e) = cache::evict(&state).await {
+                    tracing::warn!("cache eviction failed: {e:#}");
+                }
+            });
+        }
+        Err(e) => tracing::warn!("result not cached: {e:#}"),
     }
 }
 
