@@ -31,7 +31,12 @@ pub(crate) fn transcode(input: &str, out: &str) -> Value {
 }
 
 /// Runs a task and returns the response, checking it succeeded with the expected outcome.
-async fn run(s: &Server, key: &str, body: Value, cache: &str) -> Value {
+async fn run(s: &Server, key: &str, task: Value, cache: &str) -> Value {
+    run_body(s, key, json!({ "task": task }), cache).await
+}
+
+/// `run` with a whole request body.
+async fn run_body(s: &Server, key: &str, body: Value, cache: &str) -> Value {
     let (status, res) = s.post("/ffmpeg/process", key, body).await;
     assert_eq!(status, 200, "{res}");
     assert_eq!(res["ok"], true);
@@ -45,23 +50,11 @@ async fn a_repeated_task_is_a_hit_with_the_same_bytes_and_no_time() {
     let input = s.upload_file(ALICE, None, &media().short()).await;
     let before = ffmpeg_runs(&s).await;
 
-    let miss = run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&input, "small.mp4")}),
-        "miss",
-    )
-    .await;
+    let miss = run(&s, ALICE, transcode(&input, "small.mp4"), "miss").await;
     assert!(miss["usage"]["time_sec"].as_f64().unwrap() > 0.0);
     let first = s.fetch_outputs(&miss).await;
 
-    let hit = run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&input, "small.mp4")}),
-        "hit",
-    )
-    .await;
+    let hit = run(&s, ALICE, transcode(&input, "small.mp4"), "hit").await;
     assert_eq!(hit["usage"]["time_sec"], 0.0);
     assert_eq!(hit["usage"]["gb_sec"], 0.0);
     assert_eq!(
@@ -85,13 +78,7 @@ async fn a_repeated_task_is_a_hit_with_the_same_bytes_and_no_time() {
             std::fs::read(media().short()).unwrap(),
         )
         .await;
-    let elsewhere = run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&input2, "small.mp4")}),
-        "hit",
-    )
-    .await;
+    let elsewhere = run(&s, ALICE, transcode(&input2, "small.mp4"), "hit").await;
     assert_eq!(s.fetch_outputs(&elsewhere).await, first);
     let (status, info) = s.get(&format!("/file/{other_dir}/small.mp4"), ALICE).await;
     assert_eq!(status, 200, "{info}");
@@ -118,32 +105,14 @@ async fn another_account_the_opt_out_and_non_cacheable_tasks_miss() {
     let s = Server::start().await;
     let alice_in = s.upload_file(ALICE, None, &media().short()).await;
     let carol_in = s.upload_file(PRO, None, &media().short()).await;
-    run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&alice_in, "a.mp4")}),
-        "miss",
-    )
-    .await;
+    run(&s, ALICE, transcode(&alice_in, "a.mp4"), "miss").await;
     // Same bytes, same command, other account: its own cache.
-    run(
-        &s,
-        PRO,
-        json!({"task": transcode(&carol_in, "a.mp4")}),
-        "miss",
-    )
-    .await;
-    run(
-        &s,
-        PRO,
-        json!({"task": transcode(&carol_in, "a.mp4")}),
-        "hit",
-    )
-    .await;
+    run(&s, PRO, transcode(&carol_in, "a.mp4"), "miss").await;
+    run(&s, PRO, transcode(&carol_in, "a.mp4"), "hit").await;
 
     // `"cache": false` neither reads nor writes the cache.
     let opted = json!({"task": transcode(&alice_in, "a.mp4"), "cache": false});
-    let res = run(&s, ALICE, opted, "miss").await;
+    let res = run_body(&s, ALICE, opted, "miss").await;
     assert!(res["usage"]["time_sec"].as_f64().unwrap() > 0.0);
     let (status, res) = s
         .post(
@@ -172,7 +141,7 @@ async fn another_account_the_opt_out_and_non_cacheable_tasks_miss() {
     assert_eq!(decision["allowed"], false);
     let before = ffmpeg_runs(&s).await;
     for _ in 0..2 {
-        run(&s, ALICE, json!({"task": stamped}), "miss").await;
+        run(&s, ALICE, stamped.clone(), "miss").await;
     }
     assert_eq!(ffmpeg_runs(&s).await - before, 2);
 }
@@ -182,20 +151,8 @@ async fn global_scope_answers_across_accounts() {
     let s = Server::start_with(Options::env(&[("MEDIAFORGE__CACHE__SCOPE", "global")])).await;
     let alice_in = s.upload_file(ALICE, None, &media().short()).await;
     let carol_in = s.upload_file(PRO, None, &media().short()).await;
-    run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&alice_in, "g.mp4")}),
-        "miss",
-    )
-    .await;
-    run(
-        &s,
-        PRO,
-        json!({"task": transcode(&carol_in, "g.mp4")}),
-        "hit",
-    )
-    .await;
+    run(&s, ALICE, transcode(&alice_in, "g.mp4"), "miss").await;
+    run(&s, PRO, transcode(&carol_in, "g.mp4"), "hit").await;
 }
 
 #[tokio::test]
@@ -274,8 +231,8 @@ async fn async_jobs_hit_the_cache_too() {
 
 /// Outputs of `secs` seconds of 44.1 kHz mono PCM: about 88 KB a second.
 fn pcm(input: &str, out: &str, secs: u32) -> Value {
-    json!({"task": {"inputs": [{"file_path": input}],
-        "outputs": [{"file": out, "options": ["-t", secs.to_string(), "-c:a", "pcm_s16le"]}]}})
+    json!({"inputs": [{"file_path": input}],
+        "outputs": [{"file": out, "options": ["-t", secs.to_string(), "-c:a", "pcm_s16le"]}]})
 }
 
 #[tokio::test]
@@ -304,13 +261,7 @@ async fn entries_outlive_their_directory_and_a_restart() {
     .await;
     let dir = s.mkdir(ALICE).await;
     let input = s.upload_file(ALICE, Some(&dir), &media().short()).await;
-    let first = run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&input, "kept.mp4")}),
-        "miss",
-    )
-    .await;
+    let first = run(&s, ALICE, transcode(&input, "kept.mp4"), "miss").await;
     let bytes = s.fetch_outputs(&first).await;
     // Deleting the registered output (as an expiry would) leaves the entry whole.
     let (status, res) = s.delete(&format!("/file/{dir}/kept.mp4"), ALICE).await;
@@ -323,12 +274,6 @@ async fn entries_outlive_their_directory_and_a_restart() {
         ..Default::default()
     })
     .await;
-    let again = run(
-        &s,
-        ALICE,
-        json!({"task": transcode(&input, "kept.mp4")}),
-        "hit",
-    )
-    .await;
+    let again = run(&s, ALICE, transcode(&input, "kept.mp4"), "hit").await;
     assert_eq!(s.fetch_outputs(&again).await, bytes);
 }

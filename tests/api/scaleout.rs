@@ -100,14 +100,10 @@ async fn files_and_tasks_on_s3() {
     );
 
     // A task: the input is staged from the bucket, the outputs go back to it.
-    let (status, body) = s
-        .process(
-            ALICE,
-            json!({"inputs": [{"file_path": input}],
+    let task = json!({"inputs": [{"file_path": input}],
                    "outputs": [{"file": "frame.png", "options": ["-frames:v", "1"]},
-                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]}),
-        )
-        .await;
+                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]});
+    let (status, body) = s.process(ALICE, task.clone()).await;
     assert_eq!(status, 200, "{body}");
     let outputs = s.fetch_outputs(&body).await;
     assert_eq!(outputs.len(), 2);
@@ -119,14 +115,7 @@ async fn files_and_tasks_on_s3() {
     assert_eq!(cached(), 2, "{:?}", s3.objects());
 
     // The same task again: answered from the cache by CopyObject, the same bytes.
-    let (status, again) = s
-        .process(
-            ALICE,
-            json!({"inputs": [{"file_path": input}],
-                   "outputs": [{"file": "frame.png", "options": ["-frames:v", "1"]},
-                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]}),
-        )
-        .await;
+    let (status, again) = s.process(ALICE, task).await;
     assert_eq!(status, 200, "{again}");
     assert_eq!(again["cache"], "hit", "{again}");
     assert_eq!(s.fetch_outputs(&again).await, outputs);
