@@ -213,6 +213,29 @@ async fn identical_tasks_at_once_run_ffmpeg_once() {
 }
 
 #[tokio::test]
+async fn plain_language_tasks_hit_the_cache_too() {
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let ask = json!({"inputs": [{"file_path": input}],
+        "instructions": "Resize to 480p, keep the first 10 seconds and make it black and white"});
+    let ai = |body: Value| s.post("/ai/ffmpeg/process", ALICE, body);
+    let (status, first) = ai(ask.clone()).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["cache"], "miss", "{first}");
+    let first_bytes = s.fetch_outputs(&first).await;
+    let (status, second) = ai(ask.clone()).await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["cache"], "hit", "{second}");
+    assert_eq!(second["usage"]["time_sec"], 0.0);
+    assert_eq!(s.fetch_outputs(&second).await, first_bytes);
+    let mut opted = ask;
+    opted["cache"] = json!(false);
+    let (status, third) = ai(opted).await;
+    assert_eq!(status, 200, "{third}");
+    assert_eq!(third["cache"], "miss", "{third}");
+}
+
+#[tokio::test]
 async fn async_jobs_hit_the_cache_too() {
     let s = Server::start().await;
     let input = s.upload_file(ALICE, None, &media().short()).await;
