@@ -277,11 +277,17 @@ async fn the_cache_keeps_within_max_gb_and_never_touches_registered_files() {
 
 #[tokio::test]
 async fn entries_outlive_their_directory_and_a_restart() {
-    let mut s = Server::start_with(Options {
+    // The orphan sweep (every second here) removes any object no file record names once a
+    // second old: the cache's own objects are live while an entry names them.
+    let sweep_all = || Options {
         disk_db: true,
+        env: vec![(
+            "MEDIAFORGE__STORAGE__ORPHAN_GRACE_S".to_string(),
+            "1".to_string(),
+        )],
         ..Default::default()
-    })
-    .await;
+    };
+    let mut s = Server::start_with(sweep_all()).await;
     let dir = s.mkdir(ALICE).await;
     let input = s.upload_file(ALICE, Some(&dir), &media().short()).await;
     let first = run(&s, ALICE, transcode(&input, "kept.mp4"), "miss").await;
@@ -289,14 +295,15 @@ async fn entries_outlive_their_directory_and_a_restart() {
     // Deleting the registered output (as an expiry would) leaves the entry whole.
     let (status, res) = s.delete(&format!("/file/{dir}/kept.mp4"), ALICE).await;
     assert_eq!(status, 200, "{res}");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
     let dir_path = s.kill();
 
     let s = Server::start_with(Options {
-        disk_db: true,
         dir: Some(dir_path),
-        ..Default::default()
+        ..sweep_all()
     })
     .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let again = run(&s, ALICE, transcode(&input, "kept.mp4"), "hit").await;
     assert_eq!(s.fetch_outputs(&again).await, bytes);
 }
