@@ -41,6 +41,8 @@ pub struct AppState {
     pub stopping: tokio_util::sync::CancellationToken,
     /// Jobs this instance is running now.
     pub running_jobs: std::sync::atomic::AtomicUsize,
+    /// The result cache's key material and this instance's runs in flight.
+    pub cache: crate::cache::Cache,
 }
 
 impl AppState {
@@ -105,6 +107,9 @@ impl AppState {
         std::fs::create_dir_all(&scratch_dir)?;
         let scratch_dir = scratch_dir.canonicalize()?;
         let cfg_limits_processes = cfg.limits.max_concurrent_processes.max(1);
+        let cache = crate::cache::Cache::new(
+            &crate::media::sandbox::program_version(&cfg.sandbox.ffmpeg_path).await,
+        );
         Ok(Arc::new(AppState {
             auth: Authenticator::new(db.clone()),
             cfg,
@@ -120,6 +125,7 @@ impl AppState {
             wakers: Default::default(),
             stopping: Default::default(),
             running_jobs: Default::default(),
+            cache,
         }))
     }
 

@@ -21,6 +21,7 @@ pub struct Config {
     pub webhooks: Webhooks,
     pub plugins: Plugins,
     pub compat: Compat,
+    pub cache: Cache,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -445,6 +446,44 @@ fn default_llm_timeout() -> u64 {
     60
 }
 
+/// The result cache (`cache/`): an identical task is answered with the outputs of its first run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Cache {
+    pub enabled: bool,
+    /// `account`: a task is answered only from its own account's runs. `global`: from anyone's,
+    /// which lets a tenant learn (by a fast answer) that another processed the same inputs.
+    pub scope: CacheScope,
+    /// Bytes the cache keeps; beyond them, the entries used longest ago go first.
+    pub max_gb: f64,
+    /// An entry is dropped this long after it was made.
+    pub ttl_s: u64,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            enabled: true,
+            scope: CacheScope::Account,
+            max_gb: 10.0,
+            ttl_s: 604_800,
+        }
+    }
+}
+
+impl Cache {
+    pub fn max_bytes(&self) -> u64 {
+        (self.max_gb * 1_073_741_824.0) as u64
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    Account,
+    Global,
+}
+
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Compat {
@@ -501,6 +540,9 @@ impl Config {
         }
         if self.jobs.workers > 64 {
             anyhow::bail!("config key `jobs.workers`: at most 64");
+        }
+        if !(self.cache.max_gb >= 0.0) {
+            anyhow::bail!("config key `cache.max_gb`: must be zero or more");
         }
         if self.storage.backend == Backend::S3 && self.storage.s3.is_none() {
             anyhow::bail!("config key `storage.s3`: required when storage.backend = \"s3\"");

@@ -41,6 +41,8 @@ pub enum AppError {
     WebhookUrlType,
     #[error("Invalid field 'priority': must be high, normal or low")]
     InvalidPriority,
+    #[error("Invalid field 'cache': must be true or false")]
+    CacheFlagType,
     /// A plugin's refusal, in its own words.
     #[error("{0}")]
     PluginRefused(String),
@@ -166,6 +168,14 @@ pub enum AppError {
     PluginFailed(String),
     #[error("Internal server error")]
     Internal(#[source] anyhow::Error),
+    /// An identical task's failure, reported to each request that waited for its run
+    /// (`cache::flights`): the first request's status, message and details.
+    #[error("{message}")]
+    Joined {
+        status: u16,
+        message: String,
+        details: Option<String>,
+    },
 
     // 507
     #[error("Insufficient storage")]
@@ -203,6 +213,7 @@ impl AppError {
             | CommandTooLong(_)
             | WebhookUrlType
             | InvalidPriority
+            | CacheFlagType
             | PluginRefused(_)
             | HostRefused(_)
             | ConcatList { .. }
@@ -248,6 +259,9 @@ impl AppError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
+            Joined { status, .. } => {
+                StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+            }
         }
     }
 
@@ -263,7 +277,9 @@ impl AppError {
 
     pub fn details(&self) -> Option<&str> {
         match self {
-            AppError::FfmpegFailed { details, .. } => details.as_deref(),
+            AppError::FfmpegFailed { details, .. } | AppError::Joined { details, .. } => {
+                details.as_deref()
+            }
             _ => None,
         }
     }
@@ -274,6 +290,15 @@ impl AppError {
             body["details"] = json!(details);
         }
         body
+    }
+
+    /// The same failure for another request that waited on this run.
+    pub fn joined(&self) -> AppError {
+        AppError::Joined {
+            status: self.status().as_u16(),
+            message: self.to_string(),
+            details: self.details().map(str::to_string),
+        }
     }
 
     /// `File '<name>' size (<n> MB) exceeds plan (<plan>) max file size limit of <n> MB.`

@@ -22,7 +22,44 @@ pub fn pending(dir_id: &str, name: &str) -> FileRecord {
         size: 0,
         content_type: None,
         added_at: clock::now_ms(),
+        sha256: None,
     }
+}
+
+/// Where the bytes of a file being stored come from.
+pub enum Bytes<'a> {
+    /// A local file (an import, an upload part, a task's output); it may be moved away.
+    Local(&'a Path),
+    /// An object of the store (a cached output), copied without passing through this process;
+    /// its size and hash are known.
+    Object {
+        object_id: &'a str,
+        size: u64,
+        sha256: Option<&'a str>,
+    },
+}
+
+/// SHA-256 (hex) of a local file, read once in 1 MiB blocks off the async threads.
+pub async fn sha256_of(path: &Path) -> AppResult<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+        let mut file = std::fs::File::open(path)?;
+        let mut hasher = sha2::Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(hex::encode(hasher.finalize()))
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.into()))?
+    .map_err(|e| AppError::Internal(e.into()))
 }
 
 /// Refuses (403) when `adding` more bytes to `dir_id` would take its account past its plan's
@@ -60,27 +97,43 @@ pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
     }
 }
 
-/// Stores a local file (an import, a legacy upload part, a task's output) as `name` in
-/// `dir_id`: record first, then bytes, then the record turns ready. `replace` first deletes a
+/// Stores bytes (an import, a legacy upload part, a task's output, a cached output) as `name`
+/// in `dir_id`: record first, then bytes, then the record turns ready with their hash. `replace` first deletes a
 /// file of that name (re-running a task replaces its earlier outputs).
 pub async fn store(
     state: &AppState,
     dir_id: &str,
     name: &str,
-    src: &Path,
+    src: Bytes<'_>,
     replace: bool,
 ) -> AppResult<FileRecord> {
     if replace {
         delete(state, dir_id, name).await?;
     }
-    let bytes = tokio::fs::metadata(src)
-        .await
-        .map_err(anyhow::Error::from)?
-        .len();
+    let (bytes, sha256) = match &src {
+        Bytes::Local(path) => (
+            tokio::fs::metadata(path)
+                .await
+                .map_err(anyhow::Error::from)?
+                .len(),
+            Some(sha256_of(path).await?),
+        ),
+        Bytes::Object { size, sha256, .. } => (*size, sha256.map(str::to_string)),
+    };
     check_storage(state, dir_id, bytes).await?;
     let record = pending(dir_id, name);
     create(state, &record).await?;
-    let size = match state.store.put_file(&record.object_id, src).await {
+    let put = match src {
+        Bytes::Local(path) => state.store.put_file(&record.object_id, path).await,
+        Bytes::Object {
+            object_id, size, ..
+        } => state
+            .store
+            .copy(object_id, &record.object_id)
+            .await
+            .map(|()| size),
+    };
+    let size = match put {
         Ok(size) => size,
         Err(e) => {
             // No record without bytes: the pending record goes with whatever was written.
@@ -92,7 +145,12 @@ pub async fn store(
     };
     match state
         .db
-        .mark_uploaded(&record.object_id, size, guess_type(name).as_deref())
+        .mark_uploaded(
+            &record.object_id,
+            size,
+            guess_type(name).as_deref(),
+            sha256.as_deref(),
+        )
         .await?
     {
         Some(file) => Ok(file),
@@ -146,7 +204,7 @@ pub async fn adopt(
     let content_type = guess_type(&file.file_name);
     Ok(state
         .db
-        .mark_uploaded(&file.object_id, size, content_type.as_deref())
+        .mark_uploaded(&file.object_id, size, content_type.as_deref(), None)
         .await?)
 }
 

@@ -4,12 +4,13 @@
 //!
 //! Layers call only downward: `api` (HTTP in and out, JSON views) and `mcp` (the same for AI
 //! agents, through `api`'s request parsers and views) → domain (`directories`, `files`, `jobs`,
-//! `pipeline`, `translate`, `metering`) → `storage`, `db`, `net`, `plugins`, `media` (sandbox
+//! `pipeline`, `cache`, `translate`, `metering`) → `storage`, `db`, `net`, `plugins`, `media` (sandbox
 //! and runner); `task`, `usage`, `names`, `clock` are plain values any layer uses.
 
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod cache;
 pub mod clock;
 pub mod config;
 pub mod db;

@@ -40,6 +40,7 @@ struct Registry {
     histograms: BTreeMap<(&'static str, String), Histogram>,
     webhooks: BTreeMap<String, u64>,
     plugin_failures: BTreeMap<(&'static str, &'static str), u64>,
+    counters: BTreeMap<&'static str, u64>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Default::default);
@@ -70,6 +71,26 @@ pub fn plugin_failure(plugin: &'static str, kind: &'static str) {
     let mut r = REGISTRY.lock().expect("metrics lock");
     *r.plugin_failures.entry((plugin, kind)).or_default() += 1;
 }
+
+/// Adds one to a counter family below.
+pub fn count(name: &'static str) {
+    let mut r = REGISTRY.lock().expect("metrics lock");
+    *r.counters.entry(name).or_default() += 1;
+}
+
+pub const CACHE_HITS: &str = "mediaforge_cache_hits_total";
+pub const CACHE_MISSES: &str = "mediaforge_cache_misses_total";
+pub const FFMPEG_RUNS: &str = "mediaforge_ffmpeg_runs_total";
+
+/// The plain counters, with their help lines.
+const COUNTERS: &[(&str, &str)] = &[
+    (
+        CACHE_HITS,
+        "Tasks answered from the result cache (a coalesced wait included).",
+    ),
+    (CACHE_MISSES, "Tasks that ran ffmpeg for their outputs."),
+    (FFMPEG_RUNS, "ffmpeg processes started for tasks."),
+];
 
 pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";
 pub const PLUGIN_SECONDS: &str = "mediaforge_plugin_call_seconds";
@@ -132,6 +153,13 @@ pub fn render(
         let _ = writeln!(
             out,
             "mediaforge_plugin_failures_total{{plugin=\"{plugin}\",kind=\"{kind}\"}} {n}"
+        );
+    }
+    for (family, help) in COUNTERS {
+        let _ = write!(
+            out,
+            "# HELP {family} {help}\n# TYPE {family} counter\n{family} {}\n",
+            r.counters.get(family).copied().unwrap_or(0)
         );
     }
     out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");

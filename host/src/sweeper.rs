@@ -10,6 +10,8 @@
 //!   record. A crash in between leaves a `deleting` record, which this finishes.
 //! - bytes that landed after their record was swept (a store racing its directory's expiry)
 //!   have no record at all: the orphan sweep removes them after a grace period.
+//! - result cache objects (`cache-…`, `cache/mod.rs`) belong to no directory: they live while
+//!   a cache entry names them. The sweep also evicts entries past `cache.ttl_s` and `max_gb`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +60,7 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
     if let Some(local) = &state.local {
         local.sweep_temp(Duration::from_secs(24 * 3600)).await?;
     }
+    crate::cache::evict(state).await?;
     sweep_orphans(state).await
 }
 
@@ -67,18 +70,26 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
 async fn sweep_orphans(state: &AppState) -> anyhow::Result<()> {
     let grace = Duration::from_secs(state.cfg.storage.orphan_grace_s);
     let cutoff = std::time::SystemTime::now() - grace;
-    let old: Vec<String> = state
+    let (cached, old): (Vec<String>, Vec<String>) = state
         .store
         .list()
         .await?
         .into_iter()
-        .filter(|(name, written)| *written < cutoff && object_id_like(name))
+        .filter(|(name, written)| {
+            *written < cutoff && (object_id_like(name) || crate::cache::is_cache_object(name))
+        })
         .map(|(name, _)| name)
-        .collect();
+        .partition(|name| crate::cache::is_cache_object(name));
     for batch in old.chunks(500) {
         for object in state.db.unrecorded_objects(batch).await? {
             state.store.delete(&object).await?;
             tracing::info!(object, "orphaned object removed");
+        }
+    }
+    if !cached.is_empty() {
+        for object in state.db.unowned_cache_objects(&cached).await? {
+            state.store.delete(&object).await?;
+            tracing::info!(object, "orphaned cache object removed");
         }
     }
     Ok(())

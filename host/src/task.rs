@@ -12,6 +12,33 @@ pub struct Task {
     pub filter_complex: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_dir_id: Option<String>,
+    /// `false`: never answered from the result cache, nor added to it. Requests give it as a
+    /// top-level `"cache"` beside `task` (`with_cache_flag`); kept here so a queued job keeps it.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub cache: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
+}
+
+impl Task {
+    /// The task with a request's top-level `"cache"` applied (a boolean; anything else is 400).
+    pub fn with_cache_flag(
+        mut self,
+        body: &serde_json::Value,
+    ) -> Result<Task, crate::error::AppError> {
+        match body.get("cache") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::Bool(b)) => self.cache &= *b,
+            Some(_) => return Err(crate::error::AppError::CacheFlagType),
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]

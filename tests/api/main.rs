@@ -2,6 +2,7 @@
 //! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
 
 mod ai;
+mod cache;
 mod edge;
 mod example_plugins;
 mod examples;

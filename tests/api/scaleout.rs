@@ -18,6 +18,14 @@ fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
     }
 }
 
+/// Objects of stored files in the bucket (not those the result cache owns, `cache-…`).
+fn file_objects(s3: &S3Server) -> Vec<String> {
+    s3.objects()
+        .into_iter()
+        .filter(|o| !o.contains("cache-"))
+        .collect()
+}
+
 async fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(secs);
     while !done() {
@@ -38,6 +46,9 @@ async fn files_and_tasks_on_s3() {
         ("MEDIAFORGE__STORAGE__S3__PREFIX", "tenant-a"),
     ];
     let s = Server::start_with(with(&[env], &keys)).await;
+    // Objects of files, and those the result cache owns (`cache-…`, server-side copies).
+    let files = || file_objects(&s3).len();
+    let cached = || s3.objects().len() - files();
 
     // Upload: through the host into the bucket.
     let bytes = std::fs::read(media().short()).unwrap();
@@ -89,14 +100,10 @@ async fn files_and_tasks_on_s3() {
     );
 
     // A task: the input is staged from the bucket, the outputs go back to it.
-    let (status, body) = s
-        .process(
-            ALICE,
-            json!({"inputs": [{"file_path": input}],
+    let task = json!({"inputs": [{"file_path": input}],
                    "outputs": [{"file": "frame.png", "options": ["-frames:v", "1"]},
-                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]}),
-        )
-        .await;
+                               {"file": "half.mp4", "options": ["-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-an"]}]});
+    let (status, body) = s.process(ALICE, task.clone()).await;
     assert_eq!(status, 200, "{body}");
     let outputs = s.fetch_outputs(&body).await;
     assert_eq!(outputs.len(), 2);
@@ -104,7 +111,20 @@ async fn files_and_tasks_on_s3() {
     assert_eq!(stream(&png, "video").unwrap()["codec_name"], "png");
     let mp4 = probe_bytes(&outputs[1].1, "mp4");
     assert!((duration(&mp4) - 1.0).abs() < 0.2, "{}", duration(&mp4));
-    assert_eq!(s3.objects().len(), 3, "{:?}", s3.objects());
+    assert_eq!(files(), 3, "{:?}", s3.objects());
+    assert_eq!(cached(), 2, "{:?}", s3.objects());
+
+    // The same task again: answered from the cache by CopyObject, the same bytes.
+    let (status, again) = s.process(ALICE, task).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["cache"], "hit", "{again}");
+    assert_eq!(s.fetch_outputs(&again).await, outputs);
+    assert_eq!(
+        files(),
+        3,
+        "the hit replaced the outputs: {:?}",
+        s3.objects()
+    );
 
     // An output over one part's size goes up as a multipart upload, whole.
     let clip = s.upload_file(ALICE, None, &media().clip()).await;
@@ -123,7 +143,7 @@ async fn files_and_tasks_on_s3() {
     let res = s.http().get(url).send().await.unwrap();
     assert_eq!(res.status(), 200);
     assert_eq!(res.bytes().await.unwrap().len() as u64, size);
-    assert_eq!(s3.objects().len(), 5, "{:?}", s3.objects());
+    assert_eq!(files(), 5, "{:?}", s3.objects());
     // An upload over one part's size goes through the host to the bucket as a multipart upload.
     let large: Vec<u8> = (0..(65u32 << 20)).map(|i| (i % 251) as u8).collect();
     let path = s.upload(ALICE, None, "large.bin", large.clone()).await;
@@ -137,7 +157,7 @@ async fn files_and_tasks_on_s3() {
     // Delete: the object leaves the bucket with the record.
     let (status, body) = s.delete(&format!("/file/{input}"), ALICE).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(s3.objects().len(), 4, "{:?}", s3.objects());
+    assert_eq!(files(), 4, "{:?}", s3.objects());
     let (status, _) = s.get(&format!("/file/{input}"), ALICE).await;
     assert_eq!(status, 404);
 }
@@ -253,6 +273,44 @@ async fn s3_uploads_over_the_plan_and_expired_directories_are_deleted() {
     .await;
 }
 
+#[tokio::test]
+async fn two_instances_run_identical_tasks_once_and_share_the_cache() {
+    use crate::cache::{ffmpeg_runs, transcode};
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let a = Server::start_with(with(&env, &[])).await;
+    let b = Server::start_with(with(&env, &[])).await;
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let before = ffmpeg_runs(&a).await + ffmpeg_runs(&b).await;
+    // Four identical tasks at once, two through each instance, each into its own directory.
+    let mut dirs = Vec::new();
+    for _ in 0..4 {
+        dirs.push(a.mkdir(ALICE).await);
+    }
+    let runs = dirs.iter().enumerate().map(|(i, dir)| {
+        let s = if i % 2 == 0 { &a } else { &b };
+        let mut task = transcode(&input, "shared.mp4");
+        task["output_dir_id"] = json!(dir);
+        s.post("/ffmpeg/process", ALICE, json!({ "task": task }))
+    });
+    let mut outcomes = Vec::new();
+    let mut outputs = Vec::new();
+    for (status, res) in futures_util::future::join_all(runs).await {
+        assert_eq!(status, 200, "{res}");
+        outcomes.push(res["cache"].as_str().unwrap().to_string());
+        outputs.push(a.fetch_outputs(&res).await);
+    }
+    outcomes.sort();
+    assert_eq!(outcomes, ["hit", "hit", "hit", "miss"]);
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(
+        ffmpeg_runs(&a).await + ffmpeg_runs(&b).await - before,
+        1,
+        "one ffmpeg run on the two instances"
+    );
+}
+
 /// How many times each instance's log says it finished `job`.
 fn finishes(log: &str, job: &str) -> usize {
     log.lines()
@@ -315,7 +373,7 @@ async fn two_instances_share_twenty_jobs_and_one_bucket() {
     expected.sort();
     assert_eq!(called, expected, "one callback per job");
     // Every output is in the bucket, and every job was charged once.
-    assert_eq!(s3.objects().len(), 21, "{:?}", s3.objects());
+    assert_eq!(file_objects(&s3).len(), 21, "{:?}", s3.objects());
     let (_, done) = a.get(&format!("/job/{}", jobs[7]), ALICE).await;
     let out = a.fetch_outputs(&done).await;
     assert_eq!(

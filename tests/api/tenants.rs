@@ -257,8 +257,10 @@ async fn estimates_learn_from_runs_and_jobs_report_an_eta() {
     let (_, usage) = s.get("/usage", ALICE).await;
     assert_eq!(usage["usage"]["time_sec"], 0.0);
 
+    // Each run runs ffmpeg (a result cache hit would teach the estimate nothing).
+    let uncached = json!({"task": task, "cache": false});
     for _ in 0..2 {
-        let (status, body) = s.process(ALICE, task.clone()).await;
+        let (status, body) = s.post("/ffmpeg/process", ALICE, uncached.clone()).await;
         assert_eq!(status, 200, "{body}");
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -266,7 +268,7 @@ async fn estimates_learn_from_runs_and_jobs_report_an_eta() {
         .post("/ffmpeg/estimate", ALICE, json!({ "task": task }))
         .await;
     assert_eq!(third["estimate"]["confidence"], "medium", "{third}");
-    let (status, run) = s.process(ALICE, task.clone()).await;
+    let (status, run) = s.post("/ffmpeg/process", ALICE, uncached).await;
     assert_eq!(status, 200, "{run}");
     let (guess, actual) = (
         third["estimate"]["time_sec"].as_f64().unwrap(),

@@ -68,12 +68,16 @@ pub async fn run_request(
     body: &Value,
 ) -> AppResult<AiProcessResponse> {
     let admitted = pipeline::admit(state, account)?;
-    let generated = translate::task(state, account, &task_request(body)?).await?;
+    let request = task_request(body)?;
+    let generated = translate::task(state, account, &request)
+        .await?
+        .with_cache_flag(body)?;
     let done = pipeline::run_admitted(state, account, generated.clone(), &admitted, None).await?;
     Ok(AiProcessResponse {
         ok: true,
         result: pipeline::links(state, &done.outputs).await?,
         usage: done.usage,
+        cache: done.cache,
         generated_command: generated,
     })
 }
@@ -114,7 +118,10 @@ async fn process_async(
     let body = body_value(req, max_body(&state)).await?;
     let hook = webhook_url(&body)?;
     let priority = priority(&body)?;
-    let generated = translate::task(&state, &account, &task_request(&body)?).await?;
+    let request = task_request(&body)?;
+    let generated = translate::task(&state, &account, &request)
+        .await?
+        .with_cache_flag(&body)?;
     let job = jobs::submit(
         &state,
         Submission {

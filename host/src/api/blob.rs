@@ -113,8 +113,8 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
             .scratch_dir
             .join(format!("upload-{}", crate::names::random_id(24))),
     };
-    let written = match receive(req, &tmp, max).await {
-        Ok(n) => n,
+    let (written, sha256) = match receive(req, &tmp, max).await {
+        Ok(received) => received,
         Err(e) => {
             let _ = tokio::fs::remove_file(&tmp).await;
             return Err(match e {
@@ -129,7 +129,12 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
     stored?;
     let Some(_) = state
         .db
-        .mark_uploaded(&grant.object, written, content_type.as_deref())
+        .mark_uploaded(
+            &grant.object,
+            written,
+            content_type.as_deref(),
+            Some(&sha256),
+        )
         .await?
     else {
         // Deleted while uploading: the bytes must not outlive the record.
@@ -149,7 +154,14 @@ enum Received {
 }
 
 /// Streams the body to `path`, stopping as soon as it passes `max` bytes; synced before return.
-async fn receive(req: &mut Request, path: &std::path::Path, max: u64) -> Result<u64, Received> {
+/// Returns the bytes written and their SHA-256 (hex), taken as they pass.
+async fn receive(
+    req: &mut Request,
+    path: &std::path::Path,
+    max: u64,
+) -> Result<(u64, String), Received> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
     let io = |e: std::io::Error| Received::Io(e.to_string());
     let file = tokio::fs::File::create(path).await.map_err(io)?;
     let mut out = tokio::io::BufWriter::with_capacity(1 << 20, file);
@@ -162,12 +174,13 @@ async fn receive(req: &mut Request, path: &std::path::Path, max: u64) -> Result<
             if written > max {
                 return Err(Received::TooLarge(written));
             }
+            hasher.update(&chunk);
             out.write_all(&chunk).await.map_err(io)?;
         }
     }
     out.flush().await.map_err(io)?;
     out.into_inner().sync_all().await.map_err(io)?;
-    Ok(written)
+    Ok((written, hex::encode(hasher.finalize())))
 }
 
 #[handler]

@@ -307,6 +307,7 @@ pub async fn job_view(state: &AppState, job: &Job) -> AppResult<JobView> {
         result,
         usage: job.usage.filter(|_| completed),
         command: job.command.clone().filter(|_| completed),
+        cache: job.cache.filter(|_| completed),
         error: failed.then(|| job.error.clone().unwrap_or_else(|| "Job failed".into())),
         details: job.details.clone().filter(|_| failed),
         webhook: job.webhook.as_ref().map(|w| WebhookView {

@@ -84,7 +84,14 @@ async fn run(
                 plan.max_file_size_mb,
             ));
         }
-        files::store(&state, &dir.dir_id, &input.file, part.path(), false).await?;
+        files::store(
+            &state,
+            &dir.dir_id,
+            &input.file,
+            files::Bytes::Local(part.path()),
+            false,
+        )
+        .await?;
         inputs.push(TaskInput {
             file_path: format!("{}/{}", dir.dir_id, input.file),
             options: input.options.clone(),
@@ -103,6 +110,7 @@ async fn run(
             .collect(),
         filter_complex: None,
         output_dir_id: Some(dir.dir_id.clone()),
+        cache: true,
     };
     let done = pipeline::run_now(&state, &account, task).await?;
     Ok(Json(LegacyResponse {
@@ -112,5 +120,6 @@ async fn run(
             .into_iter()
             .map(Into::into)
             .collect(),
+        cache: done.cache,
     }))
 }

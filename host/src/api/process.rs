@@ -27,10 +27,11 @@ pub fn router() -> Router {
         .push(Router::with_path("estimate").post(estimate))
 }
 
-/// `task` out of `{task: {...}}`, with the API's message for each way it can be missing.
+/// `task` out of `{task: {...}, cache?}`, with the API's message for each way it can be
+/// missing; a top-level `"cache": false` opts the task out of the result cache.
 pub fn task_from(body: &Value) -> AppResult<Task> {
     match body.get("task") {
-        Some(t) if t.is_object() => from_value(t.clone()),
+        Some(t) if t.is_object() => from_value::<Task>(t.clone())?.with_cache_flag(body),
         _ => Err(AppError::TaskRequired),
     }
 }
@@ -47,6 +48,7 @@ pub async fn run_task(
         ok: true,
         result: pipeline::links(state, &done.outputs).await?,
         usage: done.usage,
+        cache: done.cache,
     })
 }
 

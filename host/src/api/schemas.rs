@@ -7,6 +7,7 @@ use salvo::oapi::{Components, Content, EndpointOutRegister, Operation, ToSchema}
 use serde::Serialize;
 use serde_json::Value;
 
+pub use crate::cache::Outcome;
 pub use crate::db::Progress;
 use crate::error::AppError;
 pub use crate::pipeline::OutputLink;
@@ -40,6 +41,8 @@ pub struct ErrorBody {
 #[derive(Serialize, ToSchema)]
 pub struct ProcessRequest {
     pub task: Task,
+    /// `false`: run even if an identical task's outputs are cached, and cache nothing.
+    pub cache: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -47,6 +50,8 @@ pub struct ProcessResponse {
     pub ok: bool,
     pub result: Vec<OutputLink>,
     pub usage: Usage,
+    /// `hit`: the outputs are copies of an identical earlier run's (no time charged).
+    pub cache: Outcome,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -112,6 +117,9 @@ pub struct JobView {
     /// When completed: the argv that ran, with your own file names (as the dry run shows it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// When completed: `hit` when the outputs came from the result cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<Outcome>,
     /// When failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -204,6 +212,8 @@ pub struct AiProcessRequest {
     pub webhook_url: Option<String>,
     /// Async variant only: `high`, `normal` (default) or `low`.
     pub priority: Option<String>,
+    /// `false`: run even if an identical task's outputs are cached, and cache nothing.
+    pub cache: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -211,6 +221,7 @@ pub struct AiProcessResponse {
     pub ok: bool,
     pub result: Vec<OutputLink>,
     pub usage: Usage,
+    pub cache: Outcome,
     pub generated_command: Task,
 }
 
@@ -219,6 +230,7 @@ pub struct AiProcessResponse {
 pub struct LegacyResponse {
     pub ok: bool,
     pub result: Vec<LegacyOutput>,
+    pub cache: Outcome,
 }
 
 /// An output as the old endpoint's clients read it: they take `file` as the URL (some read

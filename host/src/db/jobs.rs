@@ -145,6 +145,8 @@ pub struct StoredOutput {
     pub file_name: String,
     pub size_bytes: u64,
     pub object_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// A running job's progress.
@@ -188,6 +190,9 @@ pub struct Job {
     /// The argv that ran, with the tenant's own names (as the dry run shows it).
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// Whether the outputs came from the result cache.
+    #[serde(default)]
+    pub cache: Option<crate::cache::Outcome>,
     pub error: Option<String>,
     pub details: Option<String>,
     pub lease_token: Option<String>,
@@ -204,6 +209,7 @@ pub enum JobEnd<'a> {
         result: &'a [StoredOutput],
         usage: &'a Usage,
         command: &'a [String],
+        cache: crate::cache::Outcome,
         /// Charged in the same transaction.
         account: &'a str,
         charge: &'a Charge,
@@ -488,13 +494,14 @@ impl Db {
         let mut vars = json!({
             "id": job_id, "t": token, "now": now, "status": status, "hold": quota_hold,
             "event": format!("evt_{job_id}_{}", status.as_str()),
-            "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "oc": 0,
+            "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "cache": None::<Value>, "oc": 0,
             "error": None::<String>, "details": None::<String>, "charge": None::<Value>, "a": None::<Value>, "m": None::<Value>, "charged": false,
         });
         if let Some(JobEnd::Completed {
             result,
             usage,
             command,
+            cache,
             account,
             charge,
             month,
@@ -503,6 +510,7 @@ impl Db {
             vars["result"] = json!(result);
             vars["usage"] = json!(usage);
             vars["command"] = json!(command);
+            vars["cache"] = json!(cache);
             vars["oc"] = json!(result.len());
             vars["charge"] = json!(charge);
             vars["a"] = json!(account);
@@ -520,7 +528,7 @@ impl Db {
                 concat!(
                     "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('job', $id)
-                     SET status = $status, result = $result, usage = $usage, command = $command, output_count = $oc, error = $error,
+                     SET status = $status, result = $result, usage = $usage, command = $command, cache = $cache, output_count = $oc, error = $error,
                          details = $details, completed_at = $now, updated_at = $now, lease_token = NONE, progress = NONE,
                          webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
                      WHERE status = 'processing' AND lease_token = $t RETURN job_id, account);

@@ -15,9 +15,12 @@ macro_rules! add_usage {
     };
 }
 
+mod cache;
 mod jobs;
 mod listings;
 mod schema;
+
+pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 
 pub use jobs::{
     DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,
@@ -42,9 +45,10 @@ pub enum DbError {
     /// A file written to a directory that expired (or was retired) meanwhile.
     #[error("directory is gone")]
     DirectoryGone,
-    /// No answer within `database.query_timeout_s` (a database server down or unreachable).
-    #[error("database: no answer within {0} s")]
-    Unavailable(u64),
+    /// A database server down or unreachable: no connection, or no answer within
+    /// `database.query_timeout_s`.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
     #[error("database: {0}")]
     Other(String),
 }
@@ -52,7 +56,9 @@ pub enum DbError {
 impl From<surrealdb::Error> for DbError {
     fn from(e: surrealdb::Error) -> Self {
         let text = e.to_string();
-        if text.contains("already contains") || text.contains("already exists") {
+        if e.is_connection() {
+            DbError::Unavailable(text)
+        } else if text.contains("already contains") || text.contains("already exists") {
             DbError::Conflict
         } else if text.contains(DIRECTORY_GONE) {
             DbError::DirectoryGone
@@ -140,6 +146,10 @@ pub struct FileRecord {
     pub size: u64,
     pub content_type: Option<String>,
     pub added_at: i64,
+    /// SHA-256 of the bytes (hex), taken as they came in; `None` for an upload made straight to
+    /// S3 until a task first stages it (`pipeline/stage.rs`).
+    #[serde(default)]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -213,7 +223,12 @@ impl Db {
             let outcome = match answer.await {
                 Ok(Ok(mut response)) => first_error(&mut response).map(|()| response),
                 Ok(Err(e)) => Err((0, e.into())),
-                Err(_) => return Err(DbError::Unavailable(self.query_timeout.as_secs())),
+                Err(_) => {
+                    return Err(DbError::Unavailable(format!(
+                        "no answer within {} s",
+                        self.query_timeout.as_secs()
+                    )));
+                }
             };
             match outcome {
                 Ok(response) => return Ok(response),
@@ -477,14 +492,24 @@ impl Db {
         object_id: &str,
         size: u64,
         content_type: Option<&str>,
+        sha256: Option<&str>,
     ) -> DbResult<Option<FileRecord>> {
         self.first(
-            "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t
+            "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t, sha256 = $h
              WHERE state != 'deleting' RETURN AFTER",
-            json!({ "o": object_id, "s": size, "t": content_type }),
+            json!({ "o": object_id, "s": size, "t": content_type, "h": sha256 }),
         )
         .await
         .map(|r: Option<Value>| r.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
+    }
+
+    /// Records the hash of a file's bytes, read when they were first staged.
+    pub async fn set_file_hash(&self, object_id: &str, sha256: &str) -> DbResult<()> {
+        self.exec(
+            "UPDATE type::record('file', $o) SET sha256 = $h",
+            json!({ "o": object_id, "h": sha256 }),
+        )
+        .await
     }
 
     /// Hides a file at once; its bytes and record go next (`finish_delete`). Returns the record.

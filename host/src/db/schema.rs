@@ -31,6 +31,11 @@ DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
 DEFINE INDEX IF NOT EXISTS job_status_account ON job FIELDS status, account;
 DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
 DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
+-- The result cache: one record per cache key (`db/cache.rs`).
+DEFINE TABLE IF NOT EXISTS cache_entry SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS cache_entry_used ON cache_entry FIELDS last_used;
+DEFINE INDEX IF NOT EXISTS cache_entry_created ON cache_entry FIELDS created_at;
+DEFINE TABLE IF NOT EXISTS cache_flight SCHEMALESS;
 -- One record per (account, key) hash: the job that holds the key (`Db::create_job`).
 DEFINE TABLE IF NOT EXISTS idem SCHEMALESS;
 "#;

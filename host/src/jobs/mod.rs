@@ -92,6 +92,7 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         result: None,
         usage: None,
         command: None,
+        cache: None,
         error: None,
         details: None,
         lease_token: None,

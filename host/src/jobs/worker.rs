@@ -108,6 +108,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
                 result: &done.outputs,
                 usage: &done.usage,
                 command: &done.command,
+                cache: done.cache,
                 account: &job.account,
                 charge: &done.charge,
                 month: &metering::this_month(),

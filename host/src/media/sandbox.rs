@@ -52,6 +52,25 @@ pub(super) const SYSTEM_PATHS: &[&str] = &[
 /// Symlinks into /usr on merged-/usr systems, directories elsewhere.
 pub(super) const USR_LINKS: &[&str] = &["/bin", "/lib", "/lib64", "/sbin"];
 
+/// The first line of `program -version` (ffmpeg's build), run directly: a result cache key
+/// includes it, so another ffmpeg never answers with this one's outputs. Empty when it fails.
+pub async fn program_version(program: &str) -> String {
+    let out = Command::new(program)
+        .arg("-version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .await;
+    match out {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string(),
+        _ => String::new(),
+    }
+}
+
 /// `program args` run directly, with an empty environment but for PATH.
 fn direct(program: &str, args: &[String], cwd: &Path) -> Command {
     let mut cmd = Command::new(program);

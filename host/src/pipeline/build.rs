@@ -17,6 +17,9 @@ pub struct Built {
     /// The same command as the tenant reads it: `ffmpeg` and the argv with each staged path
     /// replaced by the input as written, and outputs by their names. Never a host path.
     pub shown: Vec<String>,
+    /// The argv with every path of this run replaced (inputs by their positions, outputs by
+    /// their names): equal for equal work, whatever the scratch directory. Cache keys use it.
+    pub canonical: Vec<String>,
 }
 
 pub async fn build(
@@ -39,19 +42,31 @@ pub async fn build(
         AppError::HostRefused(r.0)
     })?;
     let out_prefix = format!("{}/", out.display());
+    let scratch_dir = scratch.dir.display().to_string();
+    // Highest index first: `in/1` is a prefix of `in/10`.
+    let replace_paths = |arg: &str, input_as: &dyn Fn(usize, &Input) -> String| {
+        let mut arg = arg.replace(&out_prefix, "");
+        for (i, (at, input)) in staged.iter().zip(inputs).enumerate().rev() {
+            arg = arg.replace(&at.path, &input_as(i, input));
+        }
+        arg
+    };
     let shown = std::iter::once("ffmpeg".to_string())
-        .chain(argv.iter().map(|arg| {
-            let mut arg = arg.replace(&out_prefix, "");
-            // Highest index first: `in/1` is a prefix of `in/10`.
-            for (at, input) in staged.iter().zip(inputs).rev() {
-                arg = arg.replace(&at.path, &input.shown);
-            }
-            arg
-        }))
+        .chain(
+            argv.iter()
+                .map(|arg| replace_paths(arg, &|_, input| input.shown.clone())),
+        )
+        .collect();
+    let canonical = argv
+        .iter()
+        .map(|arg| {
+            replace_paths(arg, &|i, _| format!("{{input {i}}}")).replace(&scratch_dir, "{scratch}")
+        })
         .collect();
     Ok(Built {
         argv,
         decisions: cmd.decisions,
         shown,
+        canonical,
     })
 }

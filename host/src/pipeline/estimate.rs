@@ -294,6 +294,7 @@ mod tests {
             }],
             filter_complex: None,
             output_dir_id: None,
+            cache: true,
         }
     }
 

@@ -118,7 +118,7 @@ async fn fetch(
         )
         .await
     {
-        Ok(_) => files::store(state, dir_id, name, &tmp, false).await,
+        Ok(_) => files::store(state, dir_id, name, files::Bytes::Local(&tmp), false).await,
         Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
             shown,
             size,

@@ -5,8 +5,10 @@
 //! ```text
 //! resolve (rules, ownership, plan, quota)       → Resolved      resolve.rs
 //!   → import (URL inputs into storage)          → Resolved      import.rs
-//!   → stage (scratch dir, inputs laid out)      → StagedInput[] stage.rs, concat.rs
+//!   → stage (scratch dir, inputs laid out; bytes copied in only when ffmpeg runs)
+//!                                               → StagedInput[] stage.rs, concat.rs
 //!   → build (plugin, then the host's argv check)→ Built         build.rs   ← the dry run stops here
+//!   → cache (hit, or join an identical run)     → Completed?    cached.rs
 //!   → run (sandboxed ffmpeg, progress)          → Duration      run.rs
 //!   → register (outputs into the directory)     → StoredOutput[] register.rs
 //!   → charge (sync here; a job in the transaction that completes it)
@@ -15,6 +17,7 @@
 //! Probes (`probe.rs`) are the same shape with ffprobe and no outputs.
 
 mod build;
+mod cached;
 mod concat;
 pub mod estimate;
 mod import;
@@ -34,7 +37,8 @@ pub use import::import_url;
 pub use resolve::{Input, InputFile, Resolved, reload, resolve, resolve_unmetered, url_file_name};
 
 use crate::app::AppState;
-use crate::db::{Account, StoredOutput};
+use crate::cache::Outcome;
+use crate::db::{Account, Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
 use crate::media::scratch::Scratch;
 use crate::plugins::types::PolicyDecision;
@@ -51,6 +55,8 @@ pub struct Completed {
     pub charge: Charge,
     /// The argv that ran, as the tenant reads it (what the dry run showed).
     pub command: Vec<String>,
+    /// Whether the outputs came from the result cache.
+    pub cache: Outcome,
 }
 
 /// What a task would run, without running it.
@@ -159,7 +165,8 @@ pub async fn estimate(
     Ok((resolved, expected))
 }
 
-/// Stage, build, run and register a resolved and imported task. The caller charges it.
+/// Stage, build, run and register a resolved and imported task, or answer it from the result
+/// cache. The caller charges it.
 pub async fn execute(
     state: &Arc<AppState>,
     resolved: &Resolved,
@@ -170,24 +177,45 @@ pub async fn execute(
         .clone()
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output directory")))?;
     let scratch = scratch(state)?;
-    let (staged, input_bytes) =
-        stage::stage(state, &scratch, &resolved.task, &resolved.inputs).await?;
+    let staged = stage::layout(&scratch, &resolved.task, &resolved.inputs);
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
-    // Seams: a cache look-up (or joining an identical run in flight) goes here; a split
-    // encode replaces the one `run` below with segment sub-jobs.
+    // Seam: a split encode replaces the one `run` below with segment sub-jobs.
+    let key = cached::key(state, resolved, &staged, &built).await?;
+    let shown = built.shown.clone();
+    let run = || process(state, resolved, &output_dir, &scratch, built, progress);
+    match key {
+        Some(key) => cached::run_once(state, resolved, &output_dir, &key, &shown, run).await,
+        None => {
+            crate::metrics::count(crate::metrics::CACHE_MISSES);
+            run().await
+        }
+    }
+}
+
+/// Stage the bytes, run ffmpeg, register the outputs, record the figures.
+async fn process(
+    state: &Arc<AppState>,
+    resolved: &Resolved,
+    output_dir: &Directory,
+    scratch: &Scratch,
+    built: build::Built,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Completed> {
+    let (staged, input_bytes) =
+        stage::stage(state, scratch, &resolved.task, &resolved.inputs).await?;
     let progress = progress.unwrap_or_else(|| watch::channel(0).0);
     let processed = progress.subscribe();
     let elapsed = run::ffmpeg(
         state,
         &resolved.account.name,
-        &scratch,
+        scratch,
         &staged,
         built.argv,
         Some(progress),
     )
     .await?;
     let outputs =
-        register::outputs(state, &output_dir, &resolved.inputs, &scratch.outputs()).await?;
+        register::outputs(state, output_dir, &resolved.inputs, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     let media_s = *processed.borrow() as f64 / 1e6;
     estimate::record(state, &resolved.task, media_s, elapsed, output_bytes);
@@ -197,6 +225,7 @@ pub async fn execute(
         outputs,
         usage,
         command: built.shown,
+        cache: Outcome::Miss,
     })
 }
 

@@ -1,17 +1,20 @@
-//! Stage 6, *register*: every file ffmpeg wrote becomes a stored file of the output directory,
-//! replacing an earlier output of the same name (re-running a task replaces its outputs).
-//! Nothing is registered unless every produced name is acceptable: a name that is one of the
-//! task's own inputs in that directory (a numbered pattern, an HLS segment or playlist can
-//! produce one that resolve could not see) fails the task with the spec's 400 (4.1 rule 4).
+//! Stage 6, *register*: every file ffmpeg wrote (or, on a cache hit, every output of the cached
+//! run) becomes a stored file of the output directory, replacing an earlier output of the same
+//! name (re-running a task replaces its outputs). Nothing is registered unless every name is
+//! acceptable: a name that is one of the task's own inputs in that directory (a numbered
+//! pattern, an HLS segment or playlist can produce one that resolve could not see) fails the
+//! task with the spec's 400 (4.1 rule 4).
 
 use std::path::{Path, PathBuf};
 
 use super::resolve::{Input, InputFile};
 use crate::app::AppState;
-use crate::db::{Directory, StoredOutput};
+use crate::db::{CacheEntry, Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
-use crate::{files, names};
+use crate::files::{self, Bytes};
+use crate::names;
 
+/// The files ffmpeg wrote into `out`.
 pub async fn outputs(
     state: &AppState,
     dir: &Directory,
@@ -22,7 +25,46 @@ pub async fn outputs(
     if produced.is_empty() {
         return Err(AppError::NoOutputProduced);
     }
-    for (name, _) in &produced {
+    let mut sized = Vec::with_capacity(produced.len());
+    for (name, path) in &produced {
+        let size = tokio::fs::metadata(path)
+            .await
+            .map_err(|e| AppError::Internal(e.into()))?
+            .len();
+        sized.push((name.clone(), Bytes::Local(path), size));
+    }
+    register(state, dir, inputs, sized).await
+}
+
+/// The outputs of a cached run, copied from the entry's own objects (never re-encoded).
+pub async fn cached(
+    state: &AppState,
+    dir: &Directory,
+    inputs: &[Input],
+    entry: &CacheEntry,
+) -> AppResult<Vec<StoredOutput>> {
+    let items = entry
+        .outputs
+        .iter()
+        .map(|o| {
+            let bytes = Bytes::Object {
+                object_id: &o.object_id,
+                size: o.size,
+                sha256: o.sha256.as_deref(),
+            };
+            (o.file_name.clone(), bytes, o.size)
+        })
+        .collect();
+    register(state, dir, inputs, items).await
+}
+
+async fn register(
+    state: &AppState,
+    dir: &Directory,
+    inputs: &[Input],
+    items: Vec<(String, Bytes<'_>, u64)>,
+) -> AppResult<Vec<StoredOutput>> {
+    for (name, _, _) in &items {
         let is_input = inputs.iter().any(|i| {
             matches!(&i.file, InputFile::Stored(f) if f.dir_id == dir.dir_id && &f.file_name == name)
         });
@@ -30,19 +72,13 @@ pub async fn outputs(
             return Err(AppError::OutputConflict(name.clone()));
         }
     }
-    let mut bytes = 0;
-    for (_, path) in &produced {
-        bytes += tokio::fs::metadata(path)
-            .await
-            .map_err(|e| AppError::Internal(e.into()))?
-            .len();
-    }
+    let bytes = items.iter().map(|(_, _, size)| size).sum();
     files::check_storage(state, &dir.dir_id, bytes)
         .await
         .map_err(expired)?;
-    let mut result = Vec::with_capacity(produced.len());
-    for (name, path) in produced {
-        let file = match files::store(state, &dir.dir_id, &name, &path, true).await {
+    let mut result = Vec::with_capacity(items.len());
+    for (name, src, _) in items {
+        let file = match files::store(state, &dir.dir_id, &name, src, true).await {
             Ok(file) => file,
             Err(e) => {
                 // All or nothing: the outputs stored so far go too.
@@ -60,6 +96,7 @@ pub async fn outputs(
             file_name: file.file_name,
             size_bytes: file.size,
             object_id: file.object_id,
+            sha256: file.sha256,
         });
     }
     Ok(result)

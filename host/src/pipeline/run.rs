@@ -24,6 +24,7 @@ pub async fn ffmpeg(
     let limits = &state.cfg.limits;
     let exit = {
         let _slot = state.tenants.process_slot(account).await;
+        crate::metrics::count(crate::metrics::FFMPEG_RUNS);
         runner::run(
             &state.sandbox,
             Spec {

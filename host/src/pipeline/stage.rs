@@ -46,13 +46,14 @@ pub async fn stage(
     let staged = layout(scratch, task, inputs);
     let mut bytes = 0;
     for (input, at) in inputs.iter().zip(&staged) {
-        let InputFile::Stored(file) = &input.file else {
-            return Err(AppError::Internal(anyhow::anyhow!("input not imported")));
-        };
-        state
-            .store
-            .stage(&file.object_id, Path::new(&at.path))
-            .await?;
+        let file = stored(input)?;
+        // Already staged by `hashes`: copying onto a hard link would truncate the object.
+        if !tokio::fs::try_exists(&at.path).await.unwrap_or(false) {
+            state
+                .store
+                .stage(&file.object_id, Path::new(&at.path))
+                .await?;
+        }
         bytes += file.size;
     }
     let mut lists = Vec::with_capacity(staged.len());
@@ -106,6 +107,38 @@ async fn confine_lists(staged: &[StagedInput], lists: &[bool]) -> AppResult<()> 
         concat::confine(&at.name, Path::new(&at.path), &targets).await?;
     }
     Ok(())
+}
+
+/// The content hash of every input, in order. One without a hash yet (an upload made straight
+/// to S3) is staged now and hashed from its staged copy, and the hash kept on its record.
+pub async fn hashes(
+    state: &AppState,
+    inputs: &[Input],
+    staged: &[StagedInput],
+) -> AppResult<Vec<String>> {
+    let mut hashes = Vec::with_capacity(inputs.len());
+    for (input, at) in inputs.iter().zip(staged) {
+        let file = stored(input)?;
+        let hash = match &file.sha256 {
+            Some(h) => h.clone(),
+            None => {
+                let path = Path::new(&at.path);
+                state.store.stage(&file.object_id, path).await?;
+                let h = crate::files::sha256_of(path).await?;
+                state.db.set_file_hash(&file.object_id, &h).await?;
+                h
+            }
+        };
+        hashes.push(hash);
+    }
+    Ok(hashes)
+}
+
+fn stored(input: &Input) -> AppResult<&crate::db::FileRecord> {
+    match &input.file {
+        InputFile::Stored(file) => Ok(file),
+        InputFile::Url(_) => Err(AppError::Internal(anyhow::anyhow!("input not imported"))),
+    }
 }
 
 fn staged_path(dir: &Path, index: usize, ext: &str) -> PathBuf {

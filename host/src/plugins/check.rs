@@ -79,7 +79,7 @@ pub async fn check_file(
     only: Option<World>,
 ) -> Result<Vec<(World, Result<Version, Unfit>)>, String> {
     let host = PluginHost::empty(cfg).map_err(|e| format!("{e:#}"))?;
-    let component = compile_cached(&host.engine, path, None).map_err(|e| format!("{e:#}"))?;
+    let (component, _) = compile_cached(&host.engine, path, None).map_err(|e| format!("{e:#}"))?;
     let budget = Duration::from_millis(cfg.timeout_ms.max(1));
     let mut out = Vec::new();
     for world in World::ALL

@@ -194,6 +194,8 @@ struct Slot {
 struct Loaded<P> {
     pre: P,
     path: PathBuf,
+    /// The component's SHA-256 and its config: what its output is a function of.
+    identity: String,
     config_json: Arc<str>,
     llm: Option<Arc<LlmAccess>>,
     /// Wall time per call.
@@ -342,6 +344,11 @@ impl PluginHost {
             .collect()
     }
 
+    /// The command builder's component hash and config, for result cache keys (`cache/`).
+    pub fn builder_identity(&self) -> Option<String> {
+        self.worlds().builder.as_ref().map(|l| l.identity.clone())
+    }
+
     fn worlds(&self) -> Arc<Worlds> {
         self.worlds.read().expect("plugin set lock").clone()
     }
@@ -390,7 +397,7 @@ impl PluginHost {
         net: &Net,
     ) -> anyhow::Result<()> {
         let world = to.world;
-        let component = compile_cached(&self.engine, path, cache_dir)?;
+        let (component, digest) = compile_cached(&self.engine, path, cache_dir)?;
         let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
             Some(table) => serde_json::to_string(table)?.into(),
             None => "{}".into(),
@@ -422,6 +429,7 @@ impl PluginHost {
                 Some(Loaded {
                     pre: $pre,
                     path: path.to_path_buf(),
+                    identity: format!("{digest}:{config_json}"),
                     config_json,
                     llm,
                     budget,
@@ -669,17 +677,29 @@ fn linker_for(
 
 /// Compiles a component, or loads the artefact compiled earlier for the same bytes and engine
 /// (without a cache directory: compiles in memory).
+/// The compiled component and the SHA-256 (hex) of its bytes.
 fn compile_cached(
     engine: &Engine,
     path: &Path,
     cache_dir: Option<&Path>,
-) -> anyhow::Result<Component> {
+) -> anyhow::Result<(Component, String)> {
     let bytes =
         std::fs::read(path).with_context(|| format!("cannot read plugin {}", path.display()))?;
     check::looks_like_component(&bytes)
         .map_err(|why| anyhow::anyhow!("plugin {} {why}", path.display()))?;
+    let digest = hex::encode(Sha256::digest(&bytes));
+    compile(engine, &bytes, &digest, path, cache_dir).map(|c| (c, digest))
+}
+
+fn compile(
+    engine: &Engine,
+    bytes: &[u8],
+    digest: &str,
+    path: &Path,
+    cache_dir: Option<&Path>,
+) -> anyhow::Result<Component> {
     let Some(cache_dir) = cache_dir else {
-        return Component::new(engine, &bytes).map_err(|e| {
+        return Component::new(engine, bytes).map_err(|e| {
             anyhow::anyhow!(
                 "plugin {} is not a valid WebAssembly component: {}",
                 path.display(),
@@ -691,11 +711,7 @@ fn compile_cached(
     engine
         .precompile_compatibility_hash()
         .hash(&mut engine_hash);
-    let key = format!(
-        "{}-{:016x}",
-        hex::encode(Sha256::digest(&bytes)),
-        engine_hash.finish()
-    );
+    let key = format!("{digest}-{:016x}", engine_hash.finish());
     let cached = cache_dir.join(format!("{key}.cwasm"));
     if cached.exists() {
         // SAFETY: the file is one this process family wrote from bytes with this exact hash,
@@ -705,7 +721,7 @@ fn compile_cached(
             Err(e) => tracing::warn!("ignoring plugin cache {}: {e}", cached.display()),
         }
     }
-    let compiled = engine.precompile_component(&bytes).map_err(|e| {
+    let compiled = engine.precompile_component(bytes).map_err(|e| {
         anyhow::anyhow!(
             "plugin {} is not a valid WebAssembly component: {}",
             path.display(),

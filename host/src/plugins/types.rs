@@ -30,6 +30,18 @@ pub struct PolicyDecision {
     pub reason: String,
 }
 
+/// The subject of the decision by which a command builder says a task's result is not a
+/// function of its inputs (random sources, wall-clock metadata): `allowed: false` keeps the task
+/// out of the result cache. A convention of WIT 0.1.0's `decisions` (docs/plugins.md).
+pub const CACHE_SUBJECT: &str = "cache";
+
+/// Whether the builder let the task's result be cached.
+pub fn cacheable(decisions: &[PolicyDecision]) -> bool {
+    !decisions
+        .iter()
+        .any(|d| d.subject == CACHE_SUBJECT && !d.allowed)
+}
+
 /// What the command builder made of a task: ffmpeg's argv in parts, before the host checks it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuiltCommand {

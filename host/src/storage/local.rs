@@ -112,6 +112,21 @@ impl ObjectStore for LocalStore {
         Ok(())
     }
 
+    async fn copy(&self, from: &str, to: &str) -> anyhow::Result<()> {
+        let (src, dest) = (self.object_path(from), self.object_path(to));
+        tokio::fs::create_dir_all(dest.parent().expect("object paths have a parent")).await?;
+        if tokio::fs::hard_link(&src, &dest).await.is_err() {
+            // No links here (or across disks): a copy that appears whole, as in `put_file`.
+            let tmp = self.temp_path();
+            if let Err(e) = tokio::fs::copy(&src, &tmp).await {
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(e.into());
+            }
+            tokio::fs::rename(&tmp, &dest).await?;
+        }
+        Ok(())
+    }
+
     async fn delete(&self, object: &str) -> anyhow::Result<()> {
         match tokio::fs::remove_file(self.object_path(object)).await {
             Ok(()) => Ok(()),

@@ -50,6 +50,10 @@ pub trait ObjectStore: Send + Sync {
     async fn put_file(&self, object: &str, src: &Path) -> anyhow::Result<u64>;
     /// Makes `object` readable at `dest` (inside a job's scratch directory).
     async fn stage(&self, object: &str, dest: &Path) -> anyhow::Result<()>;
+    /// Makes `to` a second object with the bytes of `from`, without passing them through this
+    /// process where the store allows (a hard link; S3's server-side CopyObject). Objects never
+    /// change once written, so the two may share storage.
+    async fn copy(&self, from: &str, to: &str) -> anyhow::Result<()>;
     /// Removes the object; removing a missing object is not an error (deletes are retried).
     async fn delete(&self, object: &str) -> anyhow::Result<()>;
     /// Every stored object with when it was written, for the orphan sweep (`sweeper.rs`).

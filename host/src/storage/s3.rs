@@ -30,6 +30,14 @@ use crate::config;
 /// (S3 allows at most 10,000 parts, so 10,000 x 64 MiB = 625 GiB per object).
 const PART_BYTES: u64 = 64 * 1024 * 1024;
 
+/// What CopyObject's `x-amz-copy-source` (`bucket/key`) must have percent-encoded.
+const COPY_SOURCE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 pub struct S3Store {
     client: Client,
     bucket: String,
@@ -292,6 +300,19 @@ impl ObjectStore for S3Store {
         let mut file = tokio::fs::File::create(dest).await?;
         tokio::io::copy(&mut body, &mut file).await?;
         file.flush().await?;
+        Ok(())
+    }
+
+    async fn copy(&self, from: &str, to: &str) -> anyhow::Result<()> {
+        let source = format!("{}/{}", self.bucket, self.key(from));
+        self.client
+            .copy_object()
+            .bucket(&self.bucket)
+            .key(self.key(to))
+            .copy_source(percent_encoding::utf8_percent_encode(&source, COPY_SOURCE).to_string())
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("S3 copy object: {}", describe(&e)))?;
         Ok(())
     }
 

@@ -21,6 +21,7 @@ wit_bindgen::generate!({
     default_bindings_module: "command_builder",
 });
 
+pub mod cache;
 pub mod config;
 pub mod expr;
 pub mod filtergraph;

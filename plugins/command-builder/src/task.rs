@@ -225,12 +225,15 @@ pub fn build_task(
     }
     check_buffered(&g, &ended)?;
 
-    Ok(FfmpegCommand {
+    let mut cmd = FfmpegCommand {
         global_args: g.global_args,
         inputs,
         outputs,
         decisions: g.decisions,
-    })
+    };
+    // The host's result cache keeps out what this says is not a function of the inputs.
+    cmd.decisions.extend(crate::cache::decision(&cmd));
+    Ok(cmd)
 }
 
 /// What option lists and graphs contribute beyond their own arguments.

@@ -4,6 +4,7 @@
 
 mod allowed;
 mod attacks;
+mod cache;
 mod ffmpeg_runs;
 mod probe;
 
