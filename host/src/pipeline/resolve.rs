@@ -162,7 +162,8 @@ pub async fn resolve_unmetered(
 }
 
 /// A queued job's task resolved again when a worker takes it: the same inputs under the same
-/// `@{name}`s (URL inputs as their imports), still readable, and the quota checked once more.
+/// `@{name}`s (URL inputs as their imports), still readable. The worker then holds the quota
+/// for the run (`metering::hold`), which checks it once more.
 pub async fn reload(
     state: &AppState,
     account: &Account,
@@ -187,7 +188,6 @@ pub async fn reload(
         inputs,
         output_dir: Some(directories::owned(state, account, &run.output_dir_id).await?),
     };
-    metering::check_quota(state, account, resolved.stored_bytes()).await?;
     Ok(resolved)
 }
 
