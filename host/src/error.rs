@@ -362,6 +362,17 @@ impl From<anyhow::Error> for AppError {
             tracing::warn!("{e:#}");
             return AppError::StorageUnavailable;
         }
+        // A query that met a database outage deep in a helper that speaks anyhow (the cache's,
+        // say) is still an outage: the job's lease lapses and it runs again, never "failed".
+        if e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<crate::db::DbError>(),
+                Some(crate::db::DbError::Unavailable(_))
+            )
+        }) {
+            tracing::warn!("{e:#}");
+            return AppError::DatabaseUnavailable;
+        }
         AppError::Internal(e)
     }
 }

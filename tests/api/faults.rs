@@ -69,7 +69,7 @@ async fn the_database_server_restarted_under_load() {
     }
 
     let done = wait_for(&s, ALICE, &job, &["completed", "failed"], 120).await;
-    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["status"], "completed", "{done}\n{}", s.log());
     let out = s.fetch_outputs(&done).await;
     assert_eq!(out.len(), 1, "{done}");
     assert!((duration(&probe_bytes(&out[0].1, "mp4")) - 4.0).abs() < 0.5);

@@ -182,8 +182,17 @@ impl Db {
             directories: Default::default(),
             listings: embedded.then(Default::default),
         };
-        db.exec(schema::SCHEMA, json!({})).await?;
-        Ok(db)
+        // A server that has just started may answer its first (schema) queries slowly: wait for
+        // it like for the connection.
+        loop {
+            match db.exec(schema::SCHEMA, json!({})).await {
+                Ok(()) => return Ok(db),
+                Err(DbError::Unavailable(e)) if std::time::Instant::now() < deadline => {
+                    tracing::warn!("database {} not answering yet: {e}", cfg.url);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     async fn try_connect(cfg: &config::Database) -> anyhow::Result<Surreal<Any>> {

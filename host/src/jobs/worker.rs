@@ -128,6 +128,10 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
             return;
         }
         Ended::Done(Err(e)) => {
+            // The tenant sees the error table's message; the operator needs the cause.
+            if let AppError::Internal(cause) = &e {
+                tracing::error!(job_id = job.job_id, "job failed: {cause:#}");
+            }
             let end = JobEnd::Failed {
                 error: e.to_string(),
                 details: e.details().map(str::to_string),
