@@ -10,13 +10,17 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build run test test-servers test-llm bench setup plugins fmt check clean
+.PHONY: all build host run test test-servers test-llm bench bench-build setup wasm-target packages plugins fmt check clean
 
 all: build
 
 ## setup: the wasm32-wasip2 target and the system packages (ffmpeg, bubblewrap), when missing
-setup:
+setup: wasm-target packages
+
+wasm-target:
 	@rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
+
+packages:
 	@missing=""; \
 	 { command -v ffmpeg && command -v ffprobe; } >/dev/null || missing="$$missing ffmpeg"; \
 	 command -v bwrap   >/dev/null || missing="$$missing bubblewrap"; \
@@ -26,14 +30,18 @@ setup:
 	 fi
 
 ## plugins: every WebAssembly component (default plugins, test fixtures, examples), built once
-plugins: setup
+plugins: wasm-target
 	cd plugins && cargo build --release --target wasm32-wasip2
 	@mkdir -p $(DIST)
 	@for p in $(PLUGINS); do cp $(WASM_OUT)/$$p.wasm $(DIST)/; done
 
-## build: the release binary and the default plugins
-build: plugins
-	cargo build --release --bin mediaforge
+host:
+	cargo build --release -p mediaforge --bin mediaforge $(HOST_FLAGS)
+
+## build: the release binary, the default plugins and the system packages, side by side (the
+## package download overlaps the compile; cargo's own lock orders the two builds)
+build:
+	@$(MAKE) --no-print-directory -j3 packages plugins host
 
 ## run: serve on the embedded defaults
 run: build
@@ -49,7 +57,7 @@ test-servers:
 
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), the
 ## MCP endpoint through the Python SDK, and schemathesis
-test: plugins test-servers
+test: packages plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
@@ -58,8 +66,12 @@ test: plugins test-servers
 	bash tests/console/run.sh
 
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
-test-llm: plugins
+test-llm: packages plugins
 	bash tests/llm/run.sh
+
+## bench-build: a fresh clone built with an empty target directory, timed to /healthz
+bench-build:
+	bash tests/bench/first-run.sh
 
 ## bench: figures and ratios against the same work done directly (release build)
 bench: build

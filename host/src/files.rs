@@ -89,6 +89,11 @@ pub async fn check_storage(state: &AppState, dir_id: &str, adding: u64) -> AppRe
 /// 403 when the account is at its storage limit.
 pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
     check_storage(state, &record.dir_id, 0).await?;
+    insert(state, record).await
+}
+
+/// The record, its storage already checked.
+async fn insert(state: &AppState, record: &FileRecord) -> AppResult<()> {
     match state.db.create_file(record, clock::now_ms()).await {
         Ok(()) => Ok(()),
         Err(DbError::Conflict) => Err(AppError::FileExists(record.file_name.clone())),
@@ -122,7 +127,7 @@ pub async fn store(
     };
     check_storage(state, dir_id, bytes).await?;
     let record = pending(dir_id, name);
-    create(state, &record).await?;
+    insert(state, &record).await?;
     let put = match src {
         Bytes::Local(path) => state.store.put_file(&record.object_id, path).await,
         Bytes::Object {

@@ -5,7 +5,6 @@
 use futures_util::StreamExt;
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
-use tokio::io::AsyncWriteExt;
 
 use super::schemas::Uploaded;
 use super::state;
@@ -16,6 +15,7 @@ use crate::error::{AppError, AppResult};
 use crate::storage::attachment::{content_disposition, guess_type};
 use crate::storage::local::LocalStore;
 use crate::storage::presign::{Grant, Method, Rejection};
+use crate::storage::spool::Spool;
 
 pub fn router() -> Router {
     Router::with_path("blob/{object}")
@@ -160,27 +160,21 @@ async fn receive(
     path: &std::path::Path,
     max: u64,
 ) -> Result<(u64, String), Received> {
-    use sha2::Digest;
-    let mut hasher = sha2::Sha256::new();
     let io = |e: std::io::Error| Received::Io(e.to_string());
-    let file = tokio::fs::File::create(path).await.map_err(io)?;
-    let mut out = tokio::io::BufWriter::with_capacity(1 << 20, file);
+    let mut spool = Spool::create(path).await.map_err(io)?;
     let mut body = req.take_body();
-    let mut written = 0u64;
+    let mut received = 0u64;
     while let Some(frame) = body.next().await {
         let frame = frame.map_err(|e| Received::Io(e.to_string()))?;
         if let Ok(chunk) = frame.into_data() {
-            written += chunk.len() as u64;
-            if written > max {
-                return Err(Received::TooLarge(written));
+            received += chunk.len() as u64;
+            if received > max {
+                return Err(Received::TooLarge(received));
             }
-            hasher.update(&chunk);
-            out.write_all(&chunk).await.map_err(io)?;
+            spool.write(chunk).await.map_err(io)?;
         }
     }
-    out.flush().await.map_err(io)?;
-    out.into_inner().sync_all().await.map_err(io)?;
-    Ok((written, hex::encode(hasher.finalize())))
+    spool.finish().await.map_err(io)
 }
 
 #[handler]

@@ -6,6 +6,7 @@ pub mod attachment;
 pub mod local;
 pub mod presign;
 pub mod s3;
+pub mod spool;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,0 +1,99 @@
+//! Bytes arriving over the network, written to a local file while they arrive: one thread
+//! writes, another hashes, and the disk is asked to start writing back as the file grows, so
+//! receiving, hashing, writing and syncing overlap instead of following one another. The file
+//! is synced before `finish` says it is whole. Chunks move by reference count, never copied on
+//! the way.
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use bytes::Bytes;
+use sha2::Digest;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Chunks in flight between the receiver and each thread (a few MiB at most): a slow disk
+/// slows the sender instead of filling memory.
+const IN_FLIGHT: usize = 32;
+
+/// Written bytes after which their write-back is started, so the final sync has little left.
+const WRITE_BACK_EVERY: u64 = 8 << 20;
+
+pub struct Spool {
+    chunks: mpsc::Sender<Bytes>,
+    writer: JoinHandle<std::io::Result<u64>>,
+    hasher: JoinHandle<String>,
+}
+
+impl Spool {
+    pub async fn create(path: &Path) -> std::io::Result<Spool> {
+        let mut file = tokio::fs::File::create(path).await?.into_std().await;
+        let (chunks, mut rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
+        let (to_hash, mut hash_rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
+        let hasher = tokio::task::spawn_blocking(move || {
+            let mut hasher = sha2::Sha256::new();
+            while let Some(chunk) = hash_rx.blocking_recv() {
+                hasher.update(&chunk);
+            }
+            hex::encode(hasher.finalize())
+        });
+        let writer = tokio::task::spawn_blocking(move || {
+            let (mut written, mut flushed) = (0u64, 0u64);
+            while let Some(chunk) = rx.blocking_recv() {
+                file.write_all(&chunk)?;
+                written += chunk.len() as u64;
+                if written - flushed >= WRITE_BACK_EVERY {
+                    write_back(&file, flushed, written - flushed);
+                    flushed = written;
+                }
+                // The hasher only stops when this side drops its sender.
+                let _ = to_hash.blocking_send(chunk);
+            }
+            file.sync_all()?;
+            Ok(written)
+        });
+        Ok(Spool {
+            chunks,
+            writer,
+            hasher,
+        })
+    }
+
+    /// Queues `chunk`; an error is the writer's (a full disk, say).
+    pub async fn write(&mut self, chunk: Bytes) -> std::io::Result<()> {
+        if self.chunks.send(chunk).await.is_ok() {
+            return Ok(());
+        }
+        // The writer stopped early: only an error stops it.
+        let (closed, _) = mpsc::channel(1);
+        drop(std::mem::replace(&mut self.chunks, closed));
+        match (&mut self.writer).await {
+            Ok(Err(e)) => Err(e),
+            _ => Err(std::io::Error::other("the writer stopped")),
+        }
+    }
+
+    /// Waits for every chunk to be written, hashed and synced: the bytes written and their
+    /// SHA-256 (hex).
+    pub async fn finish(self) -> std::io::Result<(u64, String)> {
+        drop(self.chunks);
+        let written = self.writer.await.map_err(std::io::Error::other)??;
+        let sha256 = self.hasher.await.map_err(std::io::Error::other)?;
+        Ok((written, sha256))
+    }
+}
+
+/// Starts writing `len` bytes at `offset` back to the disk without waiting for them (Linux's
+/// `sync_file_range`); durability still comes from the final `sync_all`.
+fn write_back(file: &std::fs::File, offset: u64, len: u64) {
+    // SAFETY: a plain syscall on an open descriptor; its failure only loses the head start.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            offset as libc::off64_t,
+            len as libc::off64_t,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
+}
