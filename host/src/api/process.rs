@@ -31,7 +31,7 @@ pub fn router() -> Router {
 /// missing; a top-level `"cache": false` opts the task out of the result cache.
 pub fn task_from(body: &Value) -> AppResult<Task> {
     match body.get("task") {
-        Some(t) if t.is_object() => from_value::<Task>(t.clone())?.with_cache_flag(body),
+        Some(t) if t.is_object() => from_value::<Task>(t.clone())?.with_flags(body),
         _ => Err(AppError::TaskRequired),
     }
 }

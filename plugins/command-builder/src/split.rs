@@ -76,14 +76,7 @@ const VIDEO: &[&str] = &[
 ];
 
 /// Audio settings: the audio is encoded once over the whole input, so any of them is fine.
-const AUDIO: &[&str] = &[
-    "ar",
-    "ac",
-    "aq",
-    "sample_fmt",
-    "channel_layout",
-    "af",
-];
+const AUDIO: &[&str] = &["ar", "ac", "aq", "sample_fmt", "channel_layout", "af"];
 
 /// What the final mux keeps (`-f`, `-movflags`) or takes from the audio pass (`-metadata`).
 const CONTAINER: &[&str] = &["f", "movflags", "metadata"];

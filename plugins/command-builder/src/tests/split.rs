@@ -4,11 +4,17 @@ use super::*;
 
 fn splits(t: &Task) -> bool {
     let cmd = build(t).expect("builds");
-    cmd.decisions.iter().any(|d| d.subject == "split" && d.allowed)
+    cmd.decisions
+        .iter()
+        .any(|d| d.subject == "split" && d.allowed)
 }
 
 fn one(options: &[&str], file: &str) -> Task {
-    task(vec![input("in.mp4", &[])], vec![output(file, options, &[])], None)
+    task(
+        vec![input("in.mp4", &[])],
+        vec![output(file, options, &[])],
+        None,
+    )
 }
 
 #[test]
@@ -19,17 +25,33 @@ fn per_frame_re_encodes_of_one_input_split() {
             "x264 with audio settings",
             one(
                 &[
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "-b:a",
-                    "128k", "-movflags", "+faststart",
+                    "-c:v",
+                    "libx264",
+                    "-preset",
+                    "veryfast",
+                    "-crf",
+                    "23",
+                    "-c:a",
+                    "aac",
+                    "-b:a",
+                    "128k",
+                    "-movflags",
+                    "+faststart",
                 ],
                 "out.mp4",
             ),
         ),
         (
             "scale and colour",
-            one(&["-vf", "scale=1280:-2,eq=contrast=1.1", "-c:v", "libx265"], "out.mkv"),
+            one(
+                &["-vf", "scale=1280:-2,eq=contrast=1.1", "-c:v", "libx265"],
+                "out.mkv",
+            ),
         ),
-        ("vp9 into webm", one(&["-c:v", "libvpx-vp9", "-b:v", "1M", "-an"], "out.webm")),
+        (
+            "vp9 into webm",
+            one(&["-c:v", "libvpx-vp9", "-b:v", "1M", "-an"], "out.webm"),
+        ),
         (
             "static text",
             one(&["-vf", "drawtext=text=hello:x=10:y=10"], "out.mp4"),
@@ -45,7 +67,10 @@ fn per_frame_re_encodes_of_one_input_split() {
 fn anything_that_is_not_frame_independent_runs_whole() {
     let rows: Vec<(&str, Task)> = vec![
         ("stream copy", one(&["-c:v", "copy"], "out.mp4")),
-        ("one codec for all streams", one(&["-c", "libx264"], "out.mp4")),
+        (
+            "one codec for all streams",
+            one(&["-c", "libx264"], "out.mp4"),
+        ),
         ("frame-rate change", one(&["-r", "24"], "out.mp4")),
         ("trim", one(&["-t", "10"], "out.mp4")),
         ("temporal filter", one(&["-vf", "hqdn3d"], "out.mp4")),
@@ -58,7 +83,10 @@ fn anything_that_is_not_frame_independent_runs_whole() {
             "timed text",
             one(&["-vf", "drawtext=text='%{pts}'"], "out.mp4"),
         ),
-        ("enable=", one(&["-vf", "hflip=enable='gt(t,1)'"], "out.mp4")),
+        (
+            "enable=",
+            one(&["-vf", "hflip=enable='gt(t,1)'"], "out.mp4"),
+        ),
         ("no video", one(&["-vn"], "out.m4a")),
         ("gif", one(&[], "out.gif")),
         (
