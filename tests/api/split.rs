@@ -264,3 +264,115 @@ async fn a_segment_whose_instance_is_killed_is_taken_again_and_the_task_complete
     assert_eq!(finished, 1, "completed once");
     let _ = std::fs::remove_dir_all(dir_b);
 }
+
+/// Pins every thread of `pid` (and so every process it starts later) to `core`.
+fn pin(pid: u32, core: usize) {
+    let ok = std::process::Command::new("taskset")
+        .args(["-a", "-p", "-c", &core.to_string(), &pid.to_string()])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("taskset (util-linux) must be installed")
+        .success();
+    assert!(ok, "pinning {pid} to core {core}");
+}
+
+/// `make bench-split`: two instances, each pinned to one core, sharing a SurrealDB server and
+/// the S3-compatible server, split a 60 s 720p H.264 transcode; one ffmpeg pinned to one core
+/// runs the same options over the same file. Prints the wall-time ratio and the stitch checks
+/// (nothing about time is asserted: the figures depend on the machine).
+#[tokio::test]
+#[ignore = "a benchmark: make bench-split"]
+async fn bench_split() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(cores >= 2, "needs two cores, has {cores}");
+    let options = [
+        "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "-b:a", "128k",
+    ];
+    let clip = long_clip();
+
+    // One ffmpeg on one core, the same options over the same file.
+    let dir = temp_dir("bench-split");
+    let direct = dir.join("direct.mp4");
+    let started = Instant::now();
+    let status = std::process::Command::new("taskset")
+        .args([
+            "-c",
+            "0",
+            "ffmpeg",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-i",
+        ])
+        .arg(clip)
+        .args(options)
+        .arg(&direct)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let one_core = started.elapsed().as_secs_f64();
+
+    // Two instances on one core each.
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let mut split_env = SPLIT_ON.to_vec();
+    split_env.retain(|(k, _)| !k.ends_with("SEGMENT_S"));
+    split_env.push(("MEDIAFORGE__SPLIT__SEGMENT_S", "10"));
+    // One encoder per core: the coordinator encodes segments itself (no worker of its own
+    // beside it), the other instance with one worker.
+    let mut a_env = split_env.clone();
+    a_env.push(("MEDIAFORGE__JOBS__WORKERS", "0"));
+    split_env.push(("MEDIAFORGE__JOBS__WORKERS", "1"));
+    let a = Server::start_with(with(&env, &a_env)).await;
+    let b = Server::start_with(with(&env, &split_env)).await;
+    pin(a.pid(), 0);
+    pin(b.pid(), 1);
+    let input = a.upload_file(ALICE, None, clip).await;
+    let task = json!({"inputs": [{"file_path": input}],
+                      "outputs": [{"file": "split.mp4", "options": options}]});
+    let started = Instant::now();
+    let (status, split) = a
+        .post(
+            "/ffmpeg/process",
+            ALICE,
+            json!({ "task": task, "cache": false }),
+        )
+        .await;
+    let two_instances = started.elapsed().as_secs_f64();
+    assert_eq!(status, 200, "{split}");
+    let (on_a, on_b) = (counter(&a, PARTS).await, counter(&b, PARTS).await);
+
+    let split_bytes = a.fetch_outputs(&split).await.remove(0).1;
+    let direct_bytes = std::fs::read(&direct).unwrap();
+    let (sf, sv, sa) = tracks(&split_bytes);
+    let (df, dv, da) = tracks(&direct_bytes);
+    let db_psnr = psnr(&split_bytes, &direct_bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "split encode of a 60 s 720p H.264 transcode ({})",
+        options.join(" ")
+    );
+    println!("  one ffmpeg on one core         {one_core:>7.2} s");
+    println!(
+        "  two single-core instances      {two_instances:>7.2} s   segments: {on_a} + {on_b}   time_sec charged {}",
+        split["usage"]["time_sec"]
+    );
+    println!(
+        "  ratio                          {:>7.2}x   target >= 1.7x",
+        one_core / two_instances
+    );
+    println!("  frames                         {sf} (direct {df})");
+    println!(
+        "  video duration                 {sv:.3} s (direct {dv:.3} s, within a frame: {})",
+        (sv - dv).abs() <= 1.0 / 30.0
+    );
+    println!(
+        "  A/V                            {:.1} ms apart (direct {:.1} ms; within 40 ms: {})",
+        (sv - sa).abs() * 1000.0,
+        (dv - da).abs() * 1000.0,
+        (sv - sa).abs() <= 0.040
+    );
+    println!("  PSNR against the direct output {db_psnr:.2} dB");
+}
