@@ -165,7 +165,7 @@ async fn a_long_encode_split_in_four_on_two_instances_matches_the_whole_run() {
     assert_eq!(status, 200, "{whole}");
     assert_eq!(counter(&a, RUNS).await, 0, "the opt-out ran whole");
 
-    // Split: four segments, taken by both instances.
+    // Split: four segments and the audio, taken by both instances.
     let started = Instant::now();
     let (status, split) = a
         .post(
@@ -178,7 +178,11 @@ async fn a_long_encode_split_in_four_on_two_instances_matches_the_whole_run() {
     eprintln!("split encode: {:?}", started.elapsed());
     assert_eq!(counter(&a, RUNS).await, 1);
     let (on_a, on_b) = (counter(&a, PARTS).await, counter(&b, PARTS).await);
-    assert_eq!(on_a + on_b, 4, "four segments, each once: {on_a} + {on_b}");
+    assert_eq!(
+        on_a + on_b,
+        5,
+        "four segments and the audio, each once: {on_a} + {on_b}"
+    );
     assert!(
         on_a > 0 && on_b > 0,
         "both instances encoded: {on_a} + {on_b}"
@@ -248,7 +252,7 @@ async fn a_segment_whose_instance_is_killed_is_taken_again_and_the_task_complete
     assert_eq!(done["status"], "completed", "{done}");
     let on_a = counter(&a, PARTS).await;
     assert!(
-        on_a + on_b > 4,
+        on_a + on_b > 5,
         "a killed segment ran again: {on_a} here + {on_b} on the killed instance"
     );
     let out = a.fetch_outputs(&done).await;

@@ -37,7 +37,11 @@ pub struct Part {
     pub account: String,
     pub index: u32,
     pub status: PartStatus,
-    /// The segment, cut by stream copy, as an object in the store.
+    /// The audio of the whole input rather than a video segment.
+    #[serde(default)]
+    pub audio: bool,
+    /// The segment, cut by stream copy, as an object in the store (the audio part: the task's
+    /// stored input itself, which is never removed with the part).
     pub input_object: String,
     /// Its extension (the demuxer ffmpeg picks).
     pub input_ext: String,

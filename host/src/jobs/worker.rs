@@ -56,7 +56,12 @@ async fn worker_loop(state: Arc<AppState>) {
         pipeline::split::requeue(&state, now).await;
         let token = names::random_id(24);
         // Segments of running split encodes first: a task already under way waits on them.
-        match state.db.claim_part(None, &token, now, lease_ms).await {
+        // The time now, not the loop's start: the lease must not begin already spent.
+        match state
+            .db
+            .claim_part(None, &token, clock::now_ms(), lease_ms)
+            .await
+        {
             Ok(Some(part)) => {
                 pipeline::split::work(&state, part, &token).await;
                 continue;

@@ -230,17 +230,41 @@ async fn process(
         Some(progress),
     )
     .await?;
+    let media_s = *processed.borrow() as f64 / 1e6;
+    let measured = Measured {
+        media_s,
+        elapsed,
+        input_bytes,
+    };
+    register_run(state, resolved, output_dir, scratch, measured, built.shown).await
+}
+
+/// What a run measured, for its usage and the estimates.
+struct Measured {
+    media_s: f64,
+    elapsed: std::time::Duration,
+    input_bytes: u64,
+}
+
+/// Registers what a run left in the scratch's output folder and records its figures.
+async fn register_run(
+    state: &Arc<AppState>,
+    resolved: &Resolved,
+    output_dir: &Directory,
+    scratch: &Scratch,
+    m: Measured,
+    shown: Vec<String>,
+) -> AppResult<Completed> {
     let outputs =
         register::outputs(state, output_dir, &resolved.inputs, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
-    let media_s = *processed.borrow() as f64 / 1e6;
-    estimate::record(state, &resolved.task, media_s, elapsed, output_bytes);
-    let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
+    estimate::record(state, &resolved.task, m.media_s, m.elapsed, output_bytes);
+    let usage = Usage::new(m.elapsed.as_secs_f64(), m.input_bytes, output_bytes);
     Ok(Completed {
-        charge: Charge::of_run(input_bytes, output_bytes, &usage),
+        charge: Charge::of_run(m.input_bytes, output_bytes, &usage),
         outputs,
         usage,
-        command: built.shown,
+        command: shown,
         cache: Outcome::Miss,
     })
 }

@@ -2,10 +2,10 @@
 //! options and then held to the same fence as a plugin's (`media/argv.rs`):
 //!
 //! - cut: the input's first video stream, stream-copied into segments at the given keyframes;
-//! - segment: the output's options over one segment, without audio, subtitles or data, and
+//! - segment (`part.rs`): the output's options over one segment, without audio, subtitles or data, and
 //!   with a closed GOP;
 //! - audio: the output's options over the whole input, without video (encoded once, so it
-//!   cannot drift between segments);
+//!   cannot drift between segments; a part like the segments, `part.rs`);
 //! - mux: the encoded segments through the concat demuxer and the audio, both `-c copy`,
 //!   with the output's `-f` and `-movflags` (everything else of the output is in the parts).
 
@@ -69,11 +69,11 @@ pub fn segment_args(output_args: &[String]) -> Vec<String> {
     args
 }
 
-/// Encodes `input`'s audio with the output's options into `out`.
-pub fn audio(input_path: &str, output_args: &[String], out: &Path) -> BuiltCommand {
+/// The options the audio is encoded with: the output's, audio only.
+pub fn audio_args(output_args: &[String]) -> Vec<String> {
     let mut args = output_args.to_vec();
     args.extend(strings(&["-vn", "-sn", "-dn"]));
-    command(vec![input(input_path)], args, out)
+    args
 }
 
 /// Joins the segments listed in `list` (a concat list) with `audio`, both copied, into `out`.

@@ -4,9 +4,9 @@
 //!
 //! ```text
 //! cut (stream copy at the keyframes nearest each split.segment_s)   commands.rs
-//!   → one part per segment in the shared queue; any worker of any
-//!     instance encodes one (this coordinator too, while it waits)    part.rs, db/parts.rs
-//!   → the audio, encoded once over the whole input, here
+//!   → one part per segment in the shared queue, and one for the audio (encoded once over
+//!     the whole input); any worker of any instance takes them (this
+//!     coordinator too, while it waits)                               part.rs, db/parts.rs
 //!   → mux (concat demuxer, -c copy) → check (frames, duration, timestamps, A/V)
 //!                                                                    verify.rs, facts.rs
 //! ```
@@ -28,16 +28,14 @@ use tokio::sync::watch;
 
 use super::build::Built;
 use super::resolve::{InputFile, Resolved};
-use super::{Completed, estimate, register, run};
+use super::{Completed, Measured, register_run, run};
 use crate::app::AppState;
-use crate::cache::Outcome;
 use crate::clock;
 use crate::db::{Directory, Part, PartStatus};
 use crate::error::{AppError, AppResult};
 use crate::media::scratch::Scratch;
 use crate::media::{argv, inspect};
 use crate::plugins::types::{BuiltCommand, StagedInput, splittable};
-use crate::usage::{Charge, Usage};
 use crate::{metrics, names};
 
 pub use part::work;
@@ -118,7 +116,7 @@ pub async fn run(
         split_id: split_id.clone(),
     };
 
-    // Cut, and hand each segment to the queue.
+    // Cut, and hand each segment to the queue, then the audio: every worker takes them.
     let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
     let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
     let segments = moved_out(&scratch.outputs()).await?;
@@ -126,83 +124,91 @@ pub async fn run(
     let mut starts = vec![0.0];
     starts.extend(&plan.cuts);
     starts.push(video.duration());
-    let now = clock::now_ms();
-    let alive_ms = alive_ms(state);
+    let part = |index: usize, input_object: String, input_ext: &str, args, output_name| Part {
+        part_id: format!("split-{split_id}-{index}"),
+        split_id: split_id.clone(),
+        account: account.to_string(),
+        index: index as u32,
+        status: PartStatus::Pending,
+        audio: false,
+        input_object,
+        input_ext: input_ext.to_string(),
+        args,
+        output_name,
+        output_object: None,
+        media_s: 0.0,
+        processed_s: 0.0,
+        elapsed_s: 0.0,
+        failure: None,
+        lease_token: None,
+        lease_until: 0,
+        attempts: 0,
+        alive_until: clock::now_ms() + alive_ms(state),
+        created_at: clock::now_ms(),
+    };
+    let named = |stem: String| match ext {
+        "" => stem,
+        ext => format!("{stem}.{ext}"),
+    };
+    let mut made = segments.len();
     for (index, segment) in segments.iter().enumerate() {
-        let part_id = format!("split-{split_id}-{index}");
-        let input_object = format!("{part_id}-cut");
+        let input_object = format!("split-{split_id}-{index}-cut");
         state.store.put_file(&input_object, segment).await?;
-        let media_s = starts.get(index + 1).unwrap_or(&0.0) - starts.get(index).unwrap_or(&0.0);
-        let output_name = if ext.is_empty() {
-            format!("part_{index}")
-        } else {
-            format!("part_{index}.{ext}")
-        };
-        state
-            .db
-            .create_part(&Part {
-                part_id,
-                split_id: split_id.clone(),
-                account: account.to_string(),
-                index: index as u32,
-                status: PartStatus::Pending,
-                input_object,
-                input_ext: commands::CUT_EXT.into(),
-                args: commands::segment_args(&output.args),
-                output_name,
-                output_object: None,
-                media_s: media_s.max(0.0),
-                processed_s: 0.0,
-                elapsed_s: 0.0,
-                failure: None,
-                lease_token: None,
-                lease_until: 0,
-                attempts: 0,
-                alive_until: now + alive_ms,
-                created_at: now,
-            })
-            .await?;
+        let args = commands::segment_args(&output.args);
+        let mut row = part(
+            index,
+            input_object,
+            commands::CUT_EXT,
+            args,
+            named(format!("part_{index}")),
+        );
+        row.media_s =
+            (starts.get(index + 1).unwrap_or(&0.0) - starts.get(index).unwrap_or(&0.0)).max(0.0);
+        state.db.create_part(&row).await?;
         let _ = tokio::fs::remove_file(segment).await;
+    }
+    // Encoded once over the whole input (per-segment audio drifts), read from the stored input.
+    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
+    if let (true, Some(InputFile::Stored(file))) =
+        (with_audio, resolved.inputs.first().map(|i| &i.file))
+    {
+        let input_ext = Path::new(input_path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        let args = commands::audio_args(&output.args);
+        let mut row = part(
+            segments.len(),
+            file.object_id.clone(),
+            input_ext,
+            args,
+            named("audio".into()),
+        );
+        row.audio = true;
+        state.db.create_part(&row).await?;
+        made += 1;
     }
     state.wakers.jobs.notify_waiters();
 
-    // The audio, once, while other workers encode the segments.
-    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
-    let audio = if with_audio {
-        let at = scratch.outputs().join(format!("audio.{ext}"));
-        elapsed += ffmpeg(
-            state,
-            account,
-            scratch,
-            staged,
-            &commands::audio(input_path, &output.args, &at),
-        )
-        .await?;
-        let kept = work.inputs().join(format!("audio.{ext}"));
-        tokio::fs::rename(&at, &kept)
-            .await
-            .map_err(|e| AppError::Internal(e.into()))?;
-        Some(kept.to_string_lossy().into_owned())
-    } else {
-        None
-    };
-
     // Wait for the parts, encoding any still pending here.
     let parts = tokio::select! {
-        parts = gather(state, &split_id, &progress) => parts?,
+        parts = gather(state, &split_id, made, &progress) => parts?,
         () = keep_alive(state, &split_id) => unreachable!("keeps the parts alive until dropped"),
     };
 
     // Stitch and check.
     let mut files = Vec::with_capacity(parts.len());
+    let mut audio = None;
     for p in &parts {
         let object = p.output_object.as_deref().unwrap_or_default();
-        state
-            .store
-            .stage(object, &work.inputs().join(&p.output_name))
-            .await?;
-        files.push(p.output_name.clone());
+        let at = work.inputs().join(&p.output_name);
+        state.store.stage(object, &at).await?;
         elapsed += Duration::from_secs_f64(p.elapsed_s.max(0.0));
+        if p.audio {
+            audio = Some(at.to_string_lossy().into_owned());
+        } else {
+            files.push(p.output_name.clone());
+        }
     }
     let list = work.inputs().join("parts.ffconcat");
     tokio::fs::write(&list, commands::concat_list(&files))
@@ -228,25 +234,13 @@ pub async fn run(
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
 
-    let outputs =
-        register::outputs(state, output_dir, &resolved.inputs, &scratch.outputs()).await?;
-    let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     progress.send_replace((video.duration() * 1e6) as u64);
-    estimate::record(
-        state,
-        &resolved.task,
-        video.duration(),
+    let measured = Measured {
+        media_s: video.duration(),
         elapsed,
-        output_bytes,
-    );
-    let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
-    Ok(Completed {
-        charge: Charge::of_run(input_bytes, output_bytes, &usage),
-        outputs,
-        usage,
-        command: built.shown,
-        cache: Outcome::Miss,
-    })
+        input_bytes,
+    };
+    register_run(state, resolved, output_dir, scratch, measured, built.shown).await
 }
 
 /// Runs one of the host's own commands through the fence and the sandbox.
@@ -284,6 +278,7 @@ async fn moved_out(dir: &Path) -> AppResult<Vec<std::path::PathBuf>> {
 async fn gather(
     state: &Arc<AppState>,
     split_id: &str,
+    made: usize,
     progress: &watch::Sender<u64>,
 ) -> AppResult<Vec<Part>> {
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
@@ -292,6 +287,13 @@ async fn gather(
         // The workers give back dead workers' segments too, but all of them may be busy.
         requeue(state, clock::now_ms()).await;
         let parts = state.db.parts_of(split_id).await?;
+        if parts.len() != made {
+            // Taken away as abandoned (`sweep`): this coordinator stalled past the grace.
+            return Err(AppError::Internal(anyhow::anyhow!(
+                "split {split_id}: {} of {made} parts left",
+                parts.len()
+            )));
+        }
         if let Some(failure) = parts.iter().find_map(|p| p.failure.as_ref()) {
             return Err(AppError::Joined {
                 status: failure.status,
@@ -299,7 +301,11 @@ async fn gather(
                 details: failure.details.clone(),
             });
         }
-        let processed: f64 = parts.iter().map(|p| p.processed_s).sum();
+        let processed: f64 = parts
+            .iter()
+            .filter(|p| !p.audio)
+            .map(|p| p.processed_s)
+            .sum();
         progress.send_replace((processed * 1e6) as u64);
         if parts.iter().all(|p| p.status == PartStatus::Done) {
             return Ok(parts);
@@ -362,17 +368,24 @@ impl Drop for Cleanup {
     }
 }
 
+/// How long after its coordinator's last heartbeat a split counts as abandoned. Far beyond
+/// the heartbeat's own margin: a coordinator starved of CPU for a while must find its parts.
+const ABANDONED_AFTER_MS: i64 = 10 * 60 * 1000;
+
 /// Parts whose coordinator stopped renewing them (it died): removed with their objects. The
 /// sweeper calls it.
 pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
-    let parts = state.db.take_parts(None, clock::now_ms()).await?;
+    let cutoff = clock::now_ms() - ABANDONED_AFTER_MS;
+    let parts = state.db.take_parts(None, cutoff).await?;
     remove_objects(state, &parts).await;
     Ok(())
 }
 
 async fn remove_objects(state: &AppState, parts: &[Part]) {
     for p in parts {
-        for object in std::iter::once(&p.input_object).chain(&p.output_object) {
+        // The audio part reads the task's own input: never removed with the part.
+        let cut = (!p.audio).then_some(&p.input_object);
+        for object in cut.into_iter().chain(&p.output_object) {
             if let Err(e) = state.store.delete(object).await {
                 tracing::warn!(object, "removing a split segment: {e:#}");
             }
