@@ -672,5 +672,19 @@ mod tests {
             .unwrap();
         let err = Config::from_table(table).unwrap_err().to_string();
         assert!(err.contains("accounts[0].plan"), "{err}");
+        let table: toml::Table = "[split]\nsegment_s = 0\n".parse().unwrap();
+        let err = Config::from_table(table).unwrap_err().to_string();
+        assert!(err.contains("split.segment_s"), "{err}");
+    }
+
+    #[test]
+    fn the_documented_file_states_the_split_defaults() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../config/mediaforge.toml");
+        let table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        let documented = Config::from_table(table).unwrap().split;
+        let default = Split::default();
+        assert_eq!(documented.enabled, default.enabled);
+        assert_eq!(documented.min_duration_s, default.min_duration_s);
+        assert_eq!(documented.segment_s, default.segment_s);
     }
 }
