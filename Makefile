@@ -10,7 +10,7 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build host run test test-servers test-llm bench bench-build setup wasm-target packages plugins fmt check clean
+.PHONY: all build host run test test-servers test-llm bench bench-build bench-split setup wasm-target packages plugins fmt check clean
 
 all: build
 
@@ -78,6 +78,13 @@ bench: build
 	@command -v wrk >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk >/dev/null)
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo bench --bench service
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --release --test api every_example -- --nocapture 2>&1 | grep -E "^ +[a-z0-9-]+: |examples:"
+
+## bench-split: two instances pinned to one core each (taskset) splitting a 60 s 720p encode,
+## against one ffmpeg pinned to one core; prints the ratio and the stitch checks
+bench-split: packages plugins test-servers
+	@command -v taskset >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq util-linux >/dev/null)
+	cargo build --workspace --bins
+	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --test api split::bench_split -- --ignored --nocapture 2>&1 | grep -E "^(split encode|  )"
 
 fmt:
 	cargo fmt --all

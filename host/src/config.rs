@@ -22,6 +22,7 @@ pub struct Config {
     pub plugins: Plugins,
     pub compat: Compat,
     pub cache: Cache,
+    pub split: Split,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -477,6 +478,28 @@ impl Cache {
     }
 }
 
+/// Keyframe-split encoding (`pipeline/split/`): one long encode cut into segments that every
+/// worker of every instance takes, then stitched and checked.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Split {
+    pub enabled: bool,
+    /// Inputs shorter than this run whole: the cut and the stitch cost more than they save.
+    pub min_duration_s: f64,
+    /// The length of a segment; each is cut at the input's keyframe nearest its end.
+    pub segment_s: f64,
+}
+
+impl Default for Split {
+    fn default() -> Self {
+        Split {
+            enabled: false,
+            min_duration_s: 120.0,
+            segment_s: 30.0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {
@@ -543,6 +566,12 @@ impl Config {
         }
         if !(self.cache.max_gb >= 0.0) {
             anyhow::bail!("config key `cache.max_gb`: must be zero or more");
+        }
+        if !(self.split.segment_s >= 1.0 && self.split.segment_s.is_finite()) {
+            anyhow::bail!("config key `split.segment_s`: must be at least 1");
+        }
+        if !(self.split.min_duration_s >= 0.0 && self.split.min_duration_s.is_finite()) {
+            anyhow::bail!("config key `split.min_duration_s`: must be zero or more");
         }
         if self.storage.backend == Backend::S3 && self.storage.s3.is_none() {
             anyhow::bail!("config key `storage.s3`: required when storage.backend = \"s3\"");
@@ -643,5 +672,19 @@ mod tests {
             .unwrap();
         let err = Config::from_table(table).unwrap_err().to_string();
         assert!(err.contains("accounts[0].plan"), "{err}");
+        let table: toml::Table = "[split]\nsegment_s = 0\n".parse().unwrap();
+        let err = Config::from_table(table).unwrap_err().to_string();
+        assert!(err.contains("split.segment_s"), "{err}");
+    }
+
+    #[test]
+    fn the_documented_file_states_the_split_defaults() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../config/mediaforge.toml");
+        let table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        let documented = Config::from_table(table).unwrap().split;
+        let default = Split::default();
+        assert_eq!(documented.enabled, default.enabled);
+        assert_eq!(documented.min_duration_s, default.min_duration_s);
+        assert_eq!(documented.segment_s, default.segment_s);
     }
 }

@@ -41,8 +41,9 @@ pub enum AppError {
     WebhookUrlType,
     #[error("Invalid field 'priority': must be high, normal or low")]
     InvalidPriority,
-    #[error("Invalid field 'cache': must be true or false")]
-    CacheFlagType,
+    /// A request's top-level `cache` or `split` that is not a boolean.
+    #[error("Invalid field '{0}': must be true or false")]
+    FlagType(&'static str),
     /// A plugin's refusal, in its own words.
     #[error("{0}")]
     PluginRefused(String),
@@ -163,6 +164,13 @@ pub enum AppError {
     NoOutputProduced,
     #[error("Output '{0}' was created concurrently")]
     OutputRace(String),
+    /// A split encode whose stitched output fails a check (`pipeline/split/verify.rs`): it is
+    /// never registered.
+    #[error("The split encode's output failed its check: {0}")]
+    SplitCheck(String),
+    /// A segment of a split encode failed after its retries (`pipeline/split/`).
+    #[error("A segment of the split encode was interrupted too many times")]
+    SplitPartInterrupted,
     /// A plugin trapped, ran out of time or memory, or returned something unacceptable.
     #[error("{0}")]
     PluginFailed(String),
@@ -213,7 +221,7 @@ impl AppError {
             | CommandTooLong(_)
             | WebhookUrlType
             | InvalidPriority
-            | CacheFlagType
+            | FlagType(_)
             | PluginRefused(_)
             | HostRefused(_)
             | ConcatList { .. }
@@ -251,6 +259,8 @@ impl AppError {
             | OutOfMemory(_)
             | NoOutputProduced
             | OutputRace(_)
+            | SplitCheck(_)
+            | SplitPartInterrupted
             | PluginFailed(_)
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,

@@ -81,6 +81,8 @@ pub fn count(name: &'static str) {
 pub const CACHE_HITS: &str = "mediaforge_cache_hits_total";
 pub const CACHE_MISSES: &str = "mediaforge_cache_misses_total";
 pub const FFMPEG_RUNS: &str = "mediaforge_ffmpeg_runs_total";
+pub const SPLIT_RUNS: &str = "mediaforge_split_runs_total";
+pub const SPLIT_PARTS: &str = "mediaforge_split_parts_total";
 
 /// The plain counters, with their help lines.
 const COUNTERS: &[(&str, &str)] = &[
@@ -90,6 +92,14 @@ const COUNTERS: &[(&str, &str)] = &[
     ),
     (CACHE_MISSES, "Tasks that ran ffmpeg for their outputs."),
     (FFMPEG_RUNS, "ffmpeg processes started for tasks."),
+    (
+        SPLIT_RUNS,
+        "Tasks encoded in keyframe segments (split encodes coordinated here).",
+    ),
+    (
+        SPLIT_PARTS,
+        "Segments of split encodes this instance started encoding (retries included).",
+    ),
 ];
 
 pub const PROCESS_SECONDS: &str = "mediaforge_process_seconds";

@@ -12,6 +12,8 @@
 //!   have no record at all: the orphan sweep removes them after a grace period.
 //! - result cache objects (`cache-…`, `cache/mod.rs`) belong to no directory: they live while
 //!   a cache entry names them. The sweep also evicts entries past `cache.ttl_s` and `max_gb`.
+//! - split segments (`split-…`, `pipeline/split/`) belong to a part row: they go with it, when
+//!   the split ends or, if its coordinator died, once its heartbeat lapses.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,6 +63,7 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
         local.sweep_temp(Duration::from_secs(24 * 3600)).await?;
     }
     crate::cache::evict(state).await?;
+    crate::pipeline::split::sweep(state).await?;
     sweep_orphans(state).await
 }
 

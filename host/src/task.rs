@@ -13,9 +13,13 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_dir_id: Option<String>,
     /// `false`: never answered from the result cache, nor added to it. Requests give it as a
-    /// top-level `"cache"` beside `task` (`with_cache_flag`); kept here so a queued job keeps it.
+    /// top-level `"cache"` beside `task` (`with_flags`); kept here so a queued job keeps it.
     #[serde(default = "yes", skip_serializing_if = "is_yes")]
     pub cache: bool,
+    /// `false`: never encoded in segments (`pipeline/split/`), even when it could be. A
+    /// top-level `"split"` beside `task`, like `cache`.
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub split: bool,
 }
 
 fn yes() -> bool {
@@ -27,15 +31,15 @@ fn is_yes(b: &bool) -> bool {
 }
 
 impl Task {
-    /// The task with a request's top-level `"cache"` applied (a boolean; anything else is 400).
-    pub fn with_cache_flag(
-        mut self,
-        body: &serde_json::Value,
-    ) -> Result<Task, crate::error::AppError> {
-        match body.get("cache") {
-            None | Some(serde_json::Value::Null) => {}
-            Some(serde_json::Value::Bool(b)) => self.cache &= *b,
-            Some(_) => return Err(crate::error::AppError::CacheFlagType),
+    /// The task with a request's top-level `"cache"` and `"split"` applied (booleans; anything
+    /// else is 400).
+    pub fn with_flags(mut self, body: &serde_json::Value) -> Result<Task, crate::error::AppError> {
+        for (name, flag) in [("cache", &mut self.cache), ("split", &mut self.split)] {
+            match body.get(name) {
+                None | Some(serde_json::Value::Null) => {}
+                Some(serde_json::Value::Bool(b)) => *flag &= *b,
+                Some(_) => return Err(crate::error::AppError::FlagType(name)),
+            }
         }
         Ok(self)
     }

@@ -65,6 +65,7 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
         filter_complex: None,
         output_dir_id: req.output_dir_id.clone(),
         cache: true,
+        split: true,
     };
     let resolved = pipeline::prepare(state, account, inputs_only).await?;
     let mut facts = Vec::new();

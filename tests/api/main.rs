@@ -21,6 +21,7 @@ mod safety;
 mod scaleout;
 mod security;
 mod servers;
+mod split;
 mod storage;
 mod support;
 mod tenants;

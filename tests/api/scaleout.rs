@@ -9,7 +9,7 @@ use crate::jobs::{frame_task, slow_task, submit, wait_for};
 use crate::servers::{Receiver, S3_KEY_ID, S3_SECRET, S3Server, SurrealServer, free_port};
 use crate::support::*;
 
-fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
+pub(crate) fn with(env: &[Vec<(String, String)>], extra: &[(&str, &str)]) -> Options {
     let mut all: Vec<(String, String)> = env.concat();
     all.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     Options {

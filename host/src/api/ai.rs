@@ -71,7 +71,7 @@ pub async fn run_request(
     let request = task_request(body)?;
     let generated = translate::task(state, account, &request)
         .await?
-        .with_cache_flag(body)?;
+        .with_flags(body)?;
     let done = pipeline::run_admitted(state, account, generated.clone(), &admitted, None).await?;
     Ok(AiProcessResponse {
         ok: true,
@@ -121,7 +121,7 @@ async fn process_async(
     let request = task_request(&body)?;
     let generated = translate::task(&state, &account, &request)
         .await?
-        .with_cache_flag(&body)?;
+        .with_flags(&body)?;
     let job = jobs::submit(
         &state,
         Submission {

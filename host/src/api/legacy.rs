@@ -111,6 +111,7 @@ async fn run(
         filter_complex: None,
         output_dir_id: Some(dir.dir_id.clone()),
         cache: true,
+        split: true,
     };
     let done = pipeline::run_now(&state, &account, task).await?;
     Ok(Json(LegacyResponse {

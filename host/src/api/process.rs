@@ -27,11 +27,12 @@ pub fn router() -> Router {
         .push(Router::with_path("estimate").post(estimate))
 }
 
-/// `task` out of `{task: {...}, cache?}`, with the API's message for each way it can be
-/// missing; a top-level `"cache": false` opts the task out of the result cache.
+/// `task` out of `{task: {...}, cache?, split?}`, with the API's message for each way it can
+/// be missing; a top-level `"cache": false` opts the task out of the result cache, and
+/// `"split": false` out of split encoding.
 pub fn task_from(body: &Value) -> AppResult<Task> {
     match body.get("task") {
-        Some(t) if t.is_object() => from_value::<Task>(t.clone())?.with_cache_flag(body),
+        Some(t) if t.is_object() => from_value::<Task>(t.clone())?.with_flags(body),
         _ => Err(AppError::TaskRequired),
     }
 }

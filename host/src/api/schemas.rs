@@ -43,6 +43,8 @@ pub struct ProcessRequest {
     pub task: Task,
     /// `false`: run even if an identical task's outputs are cached, and cache nothing.
     pub cache: Option<bool>,
+    /// `false`: never encode the task in keyframe segments (`[split]`), even when it could be.
+    pub split: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -70,6 +72,10 @@ pub struct AsyncRequest {
     pub webhook_url: Option<String>,
     /// `high`, `normal` (default) or `low`: order among this account's pending jobs.
     pub priority: Option<String>,
+    /// `false`: run even if an identical task's outputs are cached, and cache nothing.
+    pub cache: Option<bool>,
+    /// `false`: never encode the task in keyframe segments (`[split]`), even when it could be.
+    pub split: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -214,6 +220,8 @@ pub struct AiProcessRequest {
     pub priority: Option<String>,
     /// `false`: run even if an identical task's outputs are cached, and cache nothing.
     pub cache: Option<bool>,
+    /// `false`: never encode the task in keyframe segments (`[split]`), even when it could be.
+    pub split: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]

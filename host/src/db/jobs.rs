@@ -625,12 +625,16 @@ impl Db {
         ))
     }
 
-    /// A stream that yields whenever a job is created or changes: workers use it to wake up.
-    pub async fn job_changes(&self) -> DbResult<impl futures_util::Stream<Item = ()> + use<>> {
+    /// A stream that yields whenever a row of `table` (jobs, split parts) is created or
+    /// changes: workers use it to wake up.
+    pub async fn changes(
+        &self,
+        table: &'static str,
+    ) -> DbResult<impl futures_util::Stream<Item = ()> + use<>> {
         use futures_util::StreamExt;
         let stream = self
             .inner
-            .select::<Vec<surrealdb::types::Value>>("job")
+            .select::<Vec<surrealdb::types::Value>>(table)
             .live()
             .await?;
         Ok(stream.map(|_| ()))

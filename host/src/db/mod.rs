@@ -18,9 +18,11 @@ macro_rules! add_usage {
 mod cache;
 mod jobs;
 mod listings;
+mod parts;
 mod schema;
 
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
+pub use parts::{Part, PartFailure, PartStatus};
 
 pub use jobs::{
     DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,

@@ -31,6 +31,10 @@ DEFINE INDEX IF NOT EXISTS job_status ON job FIELDS status;
 DEFINE INDEX IF NOT EXISTS job_status_account ON job FIELDS status, account;
 DEFINE INDEX IF NOT EXISTS job_webhook ON job FIELDS webhook.state;
 DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
+-- Segments of split encodes (`db/parts.rs`), claimed like jobs but never listed.
+DEFINE TABLE IF NOT EXISTS part SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS part_status ON part FIELDS status;
+DEFINE INDEX IF NOT EXISTS part_split ON part FIELDS split_id;
 -- The result cache: one record per cache key (`db/cache.rs`).
 DEFINE TABLE IF NOT EXISTS cache_entry SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS cache_entry_used ON cache_entry FIELDS last_used;

@@ -1,6 +1,7 @@
 //! Job workers: `jobs.workers` per instance. Each claims the oldest pending job, runs it while
 //! renewing its lease (and publishing progress), and finalises it only if it still holds the
 //! lease. A worker that dies lets its lease lapse; any worker then gives the job back.
+//! Segments of split encodes (`pipeline/split/`) are taken before jobs, in the same way.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,10 +27,11 @@ pub fn spawn(state: &Arc<AppState>) {
     tokio::spawn(super::webhooks::deliver_loop(state.clone()));
 }
 
-/// Other instances' submissions reach this one through a live query on the job table.
+/// Other instances' submissions (and split segments) reach this one through live queries.
 async fn wake_on_changes(state: Arc<AppState>) {
+    tokio::spawn(wake_on_parts(state.clone()));
     loop {
-        match state.db.job_changes().await {
+        match state.db.changes("job").await {
             Ok(mut changes) => {
                 while changes.next().await.is_some() {
                     state.wakers.jobs.notify_waiters();
@@ -51,7 +53,22 @@ async fn worker_loop(state: Arc<AppState>) {
         if let Err(e) = state.db.requeue_expired(now, MAX_ATTEMPTS).await {
             tracing::warn!("requeue failed: {e}");
         }
+        pipeline::split::requeue(&state, now).await;
         let token = names::random_id(24);
+        // Segments of running split encodes first: a task already under way waits on them.
+        // The time now, not the loop's start: the lease must not begin already spent.
+        match state
+            .db
+            .claim_part(None, &token, clock::now_ms(), lease_ms)
+            .await
+        {
+            Ok(Some(part)) => {
+                pipeline::split::work(&state, part, &token).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("segment claim failed: {e}"),
+        }
         match super::scheduler::claim(&state, &token, now, lease_ms).await {
             Ok(Some(job)) => {
                 state
@@ -167,6 +184,20 @@ async fn execute(
     let hold = metering::hold(state, &account, resolved.stored_bytes(), hold_id.into()).await?;
     let done = pipeline::execute(state, &resolved, Some(progress)).await?;
     Ok((done, hold))
+}
+
+async fn wake_on_parts(state: Arc<AppState>) {
+    loop {
+        match state.db.changes("part").await {
+            Ok(mut changes) => {
+                while changes.next().await.is_some() {
+                    state.wakers.jobs.notify_waiters();
+                }
+            }
+            Err(e) => tracing::warn!("segment live query unavailable, polling only: {e}"),
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    }
 }
 
 /// Renews the lease (and publishes progress) until it is lost; never returns otherwise.

@@ -4,6 +4,7 @@
 //! submitting the same input again costs no second ffprobe.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
@@ -39,22 +40,29 @@ async fn read(state: &AppState, account: &str, file: &FileRecord) -> Option<Valu
     let scratch = Scratch::new(&state.scratch_dir).ok()?;
     let path = scratch.inputs().join("file");
     state.store.stage(&file.object_id, &path).await.ok()?;
-    let args = [
-        "-hide_banner",
-        "-v",
-        "error",
-        "-of",
-        "json",
-        "-show_format",
-        "-show_streams",
-        "-protocol_whitelist",
-        "file",
-        "-i",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain(std::iter::once(path.to_string_lossy().into_owned()))
-    .collect();
+    let args = ["-show_format", "-show_streams", "-of", "json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let stdout = ffprobe(state, account, &path, args).await?;
+    serde_json::from_slice(&stdout).ok()
+}
+
+/// Runs ffprobe with the host's own `args` over `path` (its folder read-only); its stdout, or
+/// `None` when it fails. `account` is whose process slot the run takes.
+pub async fn ffprobe(
+    state: &AppState,
+    account: &str,
+    path: &Path,
+    args: Vec<String>,
+) -> Option<Vec<u8>> {
+    let dir = path.parent()?.to_path_buf();
+    let args = ["-hide_banner", "-v", "error", "-protocol_whitelist", "file"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(args)
+        .chain(["-i".to_string(), path.to_string_lossy().into_owned()])
+        .collect();
     let timeout = state.cfg.limits.probe_timeout_s;
     let outcome = {
         let _slot = state.tenants.process_slot(account).await;
@@ -63,9 +71,9 @@ async fn read(state: &AppState, account: &str, file: &FileRecord) -> Option<Valu
             Spec {
                 program: &state.cfg.sandbox.ffprobe_path,
                 args,
-                read_only: vec![scratch.inputs()],
+                read_only: vec![dir.clone()],
                 writable: vec![],
-                cwd: &scratch.inputs(),
+                cwd: &dir,
                 timeout: Duration::from_secs(timeout),
                 rlimits: Rlimits {
                     file_size: 0,
@@ -73,17 +81,14 @@ async fn read(state: &AppState, account: &str, file: &FileRecord) -> Option<Valu
                     open_files: 256,
                 },
                 output_cap: None,
-                stdout_cap: 16 * 1024 * 1024,
+                stdout_cap: 64 * 1024 * 1024,
                 progress: None,
             },
         )
         .await
         .ok()?
     };
-    outcome
-        .success()
-        .then(|| serde_json::from_slice(&outcome.stdout).ok())
-        .flatten()
+    outcome.success().then_some(outcome.stdout)
 }
 
 /// Duration in seconds from ffprobe's JSON.

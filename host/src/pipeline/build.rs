@@ -6,7 +6,7 @@ use crate::app::AppState;
 use crate::error::{AppError, AppResult};
 use crate::media::argv;
 use crate::media::scratch::Scratch;
-use crate::plugins::types::{PolicyDecision, StagedInput};
+use crate::plugins::types::{BuiltCommand, PolicyDecision, StagedInput};
 use crate::plugins::{Failure, World};
 use crate::task::Task;
 
@@ -20,6 +20,9 @@ pub struct Built {
     /// The argv with every path of this run replaced (inputs by their positions, outputs by
     /// their names): equal for equal work, whatever the scratch directory. Cache keys use it.
     pub canonical: Vec<String>,
+    /// The plugin's command in its parts (global, per input, per output), as checked: a split
+    /// encode (`split/`) runs the output's options over each segment.
+    pub parts: BuiltCommand,
 }
 
 pub async fn build(
@@ -65,8 +68,9 @@ pub async fn build(
         .collect();
     Ok(Built {
         argv,
-        decisions: cmd.decisions,
+        decisions: cmd.decisions.clone(),
         shown,
         canonical,
+        parts: cmd,
     })
 }

@@ -295,6 +295,7 @@ mod tests {
             filter_complex: None,
             output_dir_id: None,
             cache: true,
+            split: true,
         }
     }
 

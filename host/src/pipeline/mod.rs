@@ -10,6 +10,7 @@
 //!   → build (plugin, then the host's argv check)→ Built         build.rs   ← the dry run stops here
 //!   → cache (hit, or join an identical run)     → Completed?    cached.rs
 //!   → run (sandboxed ffmpeg, progress)          → Duration      run.rs
+//!     or split (segments on every worker, stitched and checked)      split/
 //!   → register (outputs into the directory)     → StoredOutput[] register.rs
 //!   → charge (sync here; a job in the transaction that completes it)
 //! ```
@@ -26,6 +27,7 @@ mod probe_json;
 mod register;
 mod resolve;
 mod run;
+pub mod split;
 mod stage;
 
 use std::sync::Arc;
@@ -179,7 +181,6 @@ pub async fn execute(
     let scratch = scratch(state)?;
     let staged = stage::layout(&scratch, &resolved.task, &resolved.inputs);
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
-    // Seam: a split encode replaces the one `run` below with segment sub-jobs.
     let key = cached::key(state, resolved, &staged, &built).await?;
     let shown = built.shown.clone();
     let run = || process(state, resolved, &output_dir, &scratch, built, progress);
@@ -192,7 +193,8 @@ pub async fn execute(
     }
 }
 
-/// Stage the bytes, run ffmpeg, register the outputs, record the figures.
+/// Stage the bytes, run ffmpeg (whole, or split in segments), register the outputs, record
+/// the figures.
 async fn process(
     state: &Arc<AppState>,
     resolved: &Resolved,
@@ -204,6 +206,20 @@ async fn process(
     let (staged, input_bytes) =
         stage::stage(state, scratch, &resolved.task, &resolved.inputs).await?;
     let progress = progress.unwrap_or_else(|| watch::channel(0).0);
+    if let Some(plan) = split::plan(state, resolved, &built, &staged).await? {
+        return split::run(
+            state,
+            resolved,
+            output_dir,
+            scratch,
+            &staged,
+            input_bytes,
+            built,
+            plan,
+            progress,
+        )
+        .await;
+    }
     let processed = progress.subscribe();
     let elapsed = run::ffmpeg(
         state,
@@ -214,17 +230,41 @@ async fn process(
         Some(progress),
     )
     .await?;
+    let media_s = *processed.borrow() as f64 / 1e6;
+    let measured = Measured {
+        media_s,
+        elapsed,
+        input_bytes,
+    };
+    register_run(state, resolved, output_dir, scratch, measured, built.shown).await
+}
+
+/// What a run measured, for its usage and the estimates.
+struct Measured {
+    media_s: f64,
+    elapsed: std::time::Duration,
+    input_bytes: u64,
+}
+
+/// Registers what a run left in the scratch's output folder and records its figures.
+async fn register_run(
+    state: &Arc<AppState>,
+    resolved: &Resolved,
+    output_dir: &Directory,
+    scratch: &Scratch,
+    m: Measured,
+    shown: Vec<String>,
+) -> AppResult<Completed> {
     let outputs =
         register::outputs(state, output_dir, &resolved.inputs, &scratch.outputs()).await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
-    let media_s = *processed.borrow() as f64 / 1e6;
-    estimate::record(state, &resolved.task, media_s, elapsed, output_bytes);
-    let usage = Usage::new(elapsed.as_secs_f64(), input_bytes, output_bytes);
+    estimate::record(state, &resolved.task, m.media_s, m.elapsed, output_bytes);
+    let usage = Usage::new(m.elapsed.as_secs_f64(), m.input_bytes, output_bytes);
     Ok(Completed {
-        charge: Charge::of_run(input_bytes, output_bytes, &usage),
+        charge: Charge::of_run(m.input_bytes, output_bytes, &usage),
         outputs,
         usage,
-        command: built.shown,
+        command: shown,
         cache: Outcome::Miss,
     })
 }

@@ -42,6 +42,19 @@ pub fn cacheable(decisions: &[PolicyDecision]) -> bool {
         .any(|d| d.subject == CACHE_SUBJECT && !d.allowed)
 }
 
+/// The subject of the decision by which a command builder says a task may be encoded in
+/// keyframe segments (`allowed: true`; absent, it runs whole): one input, one output whose
+/// video is re-encoded frame by frame (`pipeline/split/`). A convention of WIT 0.1.0's
+/// `decisions`, like `cache` (docs/plugins.md).
+pub const SPLIT_SUBJECT: &str = "split";
+
+/// Whether the builder said the task may be split.
+pub fn splittable(decisions: &[PolicyDecision]) -> bool {
+    decisions
+        .iter()
+        .any(|d| d.subject == SPLIT_SUBJECT && d.allowed)
+}
+
 /// What the command builder made of a task: ffmpeg's argv in parts, before the host checks it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BuiltCommand {

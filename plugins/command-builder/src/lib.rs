@@ -9,6 +9,7 @@
 //! - `filters` applies the filter policy (allow-list, `@{name}` files, caps);
 //! - `frames` follows what flows through a graph (frame sizes, bounded inputs);
 //! - `probe` builds the ffprobe arguments;
+//! - `cache` and `split` add the decisions the host's result cache and split encode read;
 //! - `policy` holds the allow-lists as data tables; `values` the value syntaxes;
 //! - `expr` bounds size expressions; `placeholders` resolves `@{name}`; `config` reads settings.
 
@@ -31,6 +32,7 @@ pub mod options;
 pub mod placeholders;
 pub mod policy;
 pub mod probe;
+pub mod split;
 pub mod task;
 pub mod values;
 

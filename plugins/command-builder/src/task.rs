@@ -233,6 +233,8 @@ pub fn build_task(
     };
     // The host's result cache keeps out what this says is not a function of the inputs.
     cmd.decisions.extend(crate::cache::decision(&cmd));
+    // The host's split encode runs in segments only what this says can be.
+    cmd.decisions.extend(crate::split::decision(task, &cmd));
     Ok(cmd)
 }
 

@@ -331,6 +331,7 @@ fn from_wit_task(task: types::Task) -> Task {
         filter_complex: task.filter_complex,
         output_dir_id: task.output_dir_id,
         cache: true,
+        split: true,
     }
 }
 

@@ -7,6 +7,7 @@ mod attacks;
 mod cache;
 mod ffmpeg_runs;
 mod probe;
+mod split;
 
 use crate::config::Config;
 use crate::{FfmpegCommand, JobLayout, Refusal, StagedInput, Task, TaskInput, TaskOutput};

@@ -1,0 +1,394 @@
+//! The split encode: *run* for a long task the command builder says may be split
+//! (`plugins::types::splittable`), when the operator turned `[split]` on, the request did not
+//! say `"split": false`, and the input lasts at least `split.min_duration_s`:
+//!
+//! ```text
+//! cut (stream copy at the keyframes nearest each split.segment_s)   commands.rs
+//!   → one part per segment in the shared queue, and one for the audio (encoded once over
+//!     the whole input); any worker of any instance takes them (this
+//!     coordinator too, while it waits)                               part.rs, db/parts.rs
+//!   → mux (concat demuxer, -c copy) → check (frames, duration, timestamps, A/V)
+//!                                                                    verify.rs, facts.rs
+//! ```
+//!
+//! A part's failure fails the task; a part whose worker dies is taken again (leases, as jobs).
+//! The parent's progress is the sum of its parts', and the time charged the sum of every
+//! ffmpeg run's (the work done).
+
+mod commands;
+mod facts;
+mod part;
+mod verify;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::build::Built;
+use super::resolve::{InputFile, Resolved};
+use super::{Completed, Measured, register_run, run};
+use crate::app::AppState;
+use crate::clock;
+use crate::db::{Directory, Part, PartStatus};
+use crate::error::{AppError, AppResult};
+use crate::media::scratch::Scratch;
+use crate::media::{argv, inspect};
+use crate::plugins::types::{BuiltCommand, StagedInput, splittable};
+use crate::{metrics, names};
+
+pub use part::work;
+
+/// A segment whose worker died this many times fails the task (as a job's does).
+const MAX_ATTEMPTS: u32 = 3;
+
+/// How a split encode will cut its input.
+pub struct Plan {
+    input: facts::Facts,
+    cuts: Vec<f64>,
+}
+
+/// The plan, when the task is to be split; `None` runs it whole. `staged` holds the bytes.
+pub async fn plan(
+    state: &AppState,
+    resolved: &Resolved,
+    built: &Built,
+    staged: &[StagedInput],
+) -> AppResult<Option<Plan>> {
+    let cfg = &state.cfg.split;
+    if !cfg.enabled || !resolved.task.split || !splittable(&built.decisions) {
+        return Ok(None);
+    }
+    let (Some(input), [at]) = (resolved.inputs.first(), staged) else {
+        return Ok(None);
+    };
+    // The stored file's facts are kept: a long input is probed once, not per submission.
+    let InputFile::Stored(file) = &input.file else {
+        return Ok(None);
+    };
+    let account = &resolved.account.name;
+    let duration = inspect::inspect(state, account, file)
+        .await
+        .and_then(|f| inspect::duration_of(&f));
+    if duration.is_none_or(|d| d < cfg.min_duration_s) {
+        return Ok(None);
+    }
+    let input = facts::read(state, account, Path::new(&at.path)).await?;
+    let Some(video) = &input.video else {
+        return Ok(None);
+    };
+    let cuts = commands::boundaries(&video.keyframes, video.duration(), cfg.segment_s);
+    Ok((!cuts.is_empty()).then_some(Plan { input, cuts }))
+}
+
+/// Runs the plan: cut, parts, audio, mux, check, register. `scratch` has the input staged.
+#[allow(clippy::too_many_arguments)]
+pub async fn run(
+    state: &Arc<AppState>,
+    resolved: &Resolved,
+    output_dir: &Directory,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    input_bytes: u64,
+    built: Built,
+    plan: Plan,
+    progress: watch::Sender<u64>,
+) -> AppResult<Completed> {
+    metrics::count(metrics::SPLIT_RUNS);
+    let account = resolved.account.name.as_str();
+    let split_id = names::random_id(16);
+    let work = Scratch::new(&state.scratch_dir).map_err(|e| AppError::Internal(e.into()))?;
+    let output = built
+        .parts
+        .outputs
+        .first()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output")))?;
+    let name = Path::new(&output.path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    let input_path = staged[0].path.as_str();
+    let _cleanup = Cleanup {
+        state: state.clone(),
+        split_id: split_id.clone(),
+    };
+
+    // Cut, and hand each segment to the queue, then the audio: every worker takes them.
+    let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
+    let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
+    let segments = moved_out(&scratch.outputs()).await?;
+    let video = plan.input.video.as_ref().expect("planned on video");
+    let mut starts = vec![0.0];
+    starts.extend(&plan.cuts);
+    starts.push(video.duration());
+    let part = |index: usize, input_object: String, input_ext: &str, args, output_name| Part {
+        part_id: format!("split-{split_id}-{index}"),
+        split_id: split_id.clone(),
+        account: account.to_string(),
+        index: index as u32,
+        status: PartStatus::Pending,
+        audio: false,
+        input_object,
+        input_ext: input_ext.to_string(),
+        args,
+        output_name,
+        output_object: None,
+        media_s: 0.0,
+        processed_s: 0.0,
+        elapsed_s: 0.0,
+        failure: None,
+        lease_token: None,
+        lease_until: 0,
+        attempts: 0,
+        alive_until: clock::now_ms() + alive_ms(state),
+        created_at: clock::now_ms(),
+    };
+    let named = |stem: String| match ext {
+        "" => stem,
+        ext => format!("{stem}.{ext}"),
+    };
+    let mut made = segments.len();
+    for (index, segment) in segments.iter().enumerate() {
+        let input_object = format!("split-{split_id}-{index}-cut");
+        state.store.put_file(&input_object, segment).await?;
+        let args = commands::segment_args(&output.args);
+        let mut row = part(
+            index,
+            input_object,
+            commands::CUT_EXT,
+            args,
+            named(format!("part_{index}")),
+        );
+        row.media_s =
+            (starts.get(index + 1).unwrap_or(&0.0) - starts.get(index).unwrap_or(&0.0)).max(0.0);
+        state.db.create_part(&row).await?;
+        let _ = tokio::fs::remove_file(segment).await;
+    }
+    // Encoded once over the whole input (per-segment audio drifts), read from the stored input.
+    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
+    if let (true, Some(InputFile::Stored(file))) =
+        (with_audio, resolved.inputs.first().map(|i| &i.file))
+    {
+        let input_ext = Path::new(input_path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        let args = commands::audio_args(&output.args);
+        let mut row = part(
+            segments.len(),
+            file.object_id.clone(),
+            input_ext,
+            args,
+            named("audio".into()),
+        );
+        row.audio = true;
+        state.db.create_part(&row).await?;
+        made += 1;
+    }
+    state.wakers.jobs.notify_waiters();
+
+    // Wait for the parts, encoding any still pending here.
+    let parts = tokio::select! {
+        parts = gather(state, &split_id, made, &progress) => parts?,
+        () = keep_alive(state, &split_id) => unreachable!("keeps the parts alive until dropped"),
+    };
+
+    // Stitch and check.
+    let mut files = Vec::with_capacity(parts.len());
+    let mut audio = None;
+    for p in &parts {
+        let object = p.output_object.as_deref().unwrap_or_default();
+        let at = work.inputs().join(&p.output_name);
+        state.store.stage(object, &at).await?;
+        elapsed += Duration::from_secs_f64(p.elapsed_s.max(0.0));
+        if p.audio {
+            audio = Some(at.to_string_lossy().into_owned());
+        } else {
+            files.push(p.output_name.clone());
+        }
+    }
+    let list = work.inputs().join("parts.ffconcat");
+    tokio::fs::write(&list, commands::concat_list(&files))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    let list = list.to_string_lossy().into_owned();
+    let mut mux_inputs = vec![StagedInput {
+        name: "segments".into(),
+        path: list.clone(),
+    }];
+    if let Some(audio) = &audio {
+        mux_inputs.push(StagedInput {
+            name: "audio".into(),
+            path: audio.clone(),
+        });
+    }
+    let stitched = work.outputs().join(&name);
+    let mux = commands::mux(&list, audio.as_deref(), &output.args, &stitched);
+    elapsed += ffmpeg(state, account, &work, &mux_inputs, &mux).await?;
+    let made = facts::read(state, account, &stitched).await?;
+    verify::check(&plan.input, &made, audio.is_some()).map_err(AppError::SplitCheck)?;
+    tokio::fs::rename(&stitched, scratch.outputs().join(&name))
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+
+    progress.send_replace((video.duration() * 1e6) as u64);
+    let measured = Measured {
+        media_s: video.duration(),
+        elapsed,
+        input_bytes,
+    };
+    register_run(state, resolved, output_dir, scratch, measured, built.shown).await
+}
+
+/// Runs one of the host's own commands through the fence and the sandbox.
+async fn ffmpeg(
+    state: &AppState,
+    account: &str,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    cmd: &BuiltCommand,
+) -> AppResult<Duration> {
+    let argv = argv::ffmpeg_argv(cmd, staged, &scratch.dir, &scratch.outputs())
+        .map_err(|r| AppError::HostRefused(r.0))?;
+    run::ffmpeg(state, account, scratch, staged, argv, None).await
+}
+
+/// The files in `dir`, sorted by name (the cut's numbering).
+async fn moved_out(dir: &Path) -> AppResult<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    let mut entries = tokio::fs::read_dir(dir)
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?;
+    while let Some(entry) = entries
+        .next_entry()
+        .await
+        .map_err(|e| AppError::Internal(e.into()))?
+    {
+        files.push(entry.path());
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The parts once all are done, publishing their summed progress; the first failure fails
+/// the task. Pending parts are taken here too, so a split never waits for a free worker.
+async fn gather(
+    state: &Arc<AppState>,
+    split_id: &str,
+    made: usize,
+    progress: &watch::Sender<u64>,
+) -> AppResult<Vec<Part>> {
+    let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
+    let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.clamp(50, 250));
+    loop {
+        // The workers give back dead workers' segments too, but all of them may be busy.
+        requeue(state, clock::now_ms()).await;
+        let parts = state.db.parts_of(split_id).await?;
+        if parts.len() != made {
+            // Taken away as abandoned (`sweep`): this coordinator stalled past the grace.
+            return Err(AppError::Internal(anyhow::anyhow!(
+                "split {split_id}: {} of {made} parts left",
+                parts.len()
+            )));
+        }
+        if let Some(failure) = parts.iter().find_map(|p| p.failure.as_ref()) {
+            return Err(AppError::Joined {
+                status: failure.status,
+                message: failure.message.clone(),
+                details: failure.details.clone(),
+            });
+        }
+        let processed: f64 = parts
+            .iter()
+            .filter(|p| !p.audio)
+            .map(|p| p.processed_s)
+            .sum();
+        progress.send_replace((processed * 1e6) as u64);
+        if parts.iter().all(|p| p.status == PartStatus::Done) {
+            return Ok(parts);
+        }
+        let token = names::random_id(24);
+        match state
+            .db
+            .claim_part(Some(split_id), &token, clock::now_ms(), lease_ms)
+            .await?
+        {
+            Some(part) => work(state, part, &token).await,
+            None => tokio::time::sleep(poll).await,
+        }
+    }
+}
+
+/// Gives back segments whose worker stopped renewing their lease.
+pub async fn requeue(state: &AppState, now: i64) {
+    if let Err(e) = state.db.requeue_parts(now, MAX_ATTEMPTS).await {
+        tracing::warn!("segment requeue failed: {e}");
+    }
+}
+
+/// How long parts stay claimable without a heartbeat from their coordinator.
+fn alive_ms(state: &AppState) -> i64 {
+    (state.cfg.jobs.lease_s * 3000) as i64
+}
+
+/// The coordinator's heartbeat on its parts; never returns.
+async fn keep_alive(state: &AppState, split_id: &str) {
+    let every = Duration::from_millis((state.cfg.jobs.lease_s * 1000 / 3).clamp(200, 1000));
+    loop {
+        tokio::time::sleep(every).await;
+        if let Err(e) = state
+            .db
+            .keep_parts_alive(split_id, clock::now_ms() + alive_ms(state))
+            .await
+        {
+            tracing::warn!(split_id, "split heartbeat failed: {e}");
+        }
+    }
+}
+
+/// Removes a split's parts and their objects however the coordinator ends (done, failed, or
+/// dropped with a lost lease).
+struct Cleanup {
+    state: Arc<AppState>,
+    split_id: String,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let (state, split_id) = (self.state.clone(), std::mem::take(&mut self.split_id));
+        tokio::spawn(async move {
+            match state.db.take_parts(Some(&split_id), clock::now_ms()).await {
+                Ok(parts) => remove_objects(&state, &parts).await,
+                Err(e) => tracing::warn!(split_id, "split cleanup failed: {e}"),
+            }
+        });
+    }
+}
+
+/// How long after its coordinator's last heartbeat a split counts as abandoned. Far beyond
+/// the heartbeat's own margin: a coordinator starved of CPU for a while must find its parts.
+const ABANDONED_AFTER_MS: i64 = 10 * 60 * 1000;
+
+/// Parts whose coordinator stopped renewing them (it died): removed with their objects. The
+/// sweeper calls it.
+pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
+    let cutoff = clock::now_ms() - ABANDONED_AFTER_MS;
+    let parts = state.db.take_parts(None, cutoff).await?;
+    remove_objects(state, &parts).await;
+    Ok(())
+}
+
+async fn remove_objects(state: &AppState, parts: &[Part]) {
+    for p in parts {
+        // The audio part reads the task's own input: never removed with the part.
+        let cut = (!p.audio).then_some(&p.input_object);
+        for object in cut.into_iter().chain(&p.output_object) {
+            if let Err(e) = state.store.delete(object).await {
+                tracing::warn!(object, "removing a split segment: {e:#}");
+            }
+        }
+    }
+}
