@@ -74,7 +74,7 @@ fn check_says_which_worlds_a_component_implements() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
-            .contains("implements the webhook-formatter world (0.1.0)"),
+            .contains("implements the webhook-formatter world (WIT 0.2.0; its check-config accepts the config)"),
         "{}",
         ran.stdout
     );
@@ -115,6 +115,40 @@ fn check_says_which_worlds_a_component_implements() {
         "{}",
         ran.stderr
     );
+}
+
+/// Both contract versions load; `check` names the one it found, and a 0.2.0 component's own
+/// `check-config` judges the config of `--config` (0.1.0 has no such export).
+#[test]
+fn check_names_the_wit_version_and_asks_the_plugin_about_its_config() {
+    let old = check(&wasm("formatter_0_1_0"), &["--world", "webhook-formatter"]);
+    assert_eq!(old.code, 0, "{}{}", old.stdout, old.stderr);
+    assert!(
+        old.stdout
+            .ends_with("implements the webhook-formatter world (WIT 0.1.0)\n"),
+        "{}",
+        old.stdout
+    );
+    let bad = config_file("{ chanel = \"#ops\" }");
+    let config = [
+        "--world",
+        "webhook-formatter",
+        "--config",
+        bad.to_str().unwrap(),
+    ];
+    let refused = check(&wasm("webhook_formatter"), &config);
+    assert_eq!(refused.code, 1, "{}{}", refused.stdout, refused.stderr);
+    assert_eq!(refused.stdout.lines().count(), 1, "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains(
+            "webhook_formatter.wasm refuses its config (`plugins.webhook_formatter.config`): \
+             config: unknown field `chanel`"
+        ),
+        "{}",
+        refused.stdout
+    );
+    // The 0.1.0 copy of the same formatter cannot say: it loads, and is called with that config.
+    assert_eq!(check(&wasm("formatter_0_1_0"), &config).code, 0);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::plugins::types::{
 use crate::plugins::{State, World};
 use crate::task::{ProbeConfig, Task, TaskInput, TaskOutput};
 
-mod bindings {
+pub(super) mod bindings {
     pub mod builder {
         wasmtime::component::bindgen!({
             path: "../wit",
@@ -83,13 +83,17 @@ impl wit_host::Host for State {
     }
 
     async fn log(&mut self, level: types::LogLevel, message: String) {
-        let level = match level {
-            types::LogLevel::Debug => tracing::Level::DEBUG,
-            types::LogLevel::Info => tracing::Level::INFO,
-            types::LogLevel::Warn => tracing::Level::WARN,
-            types::LogLevel::Error => tracing::Level::ERROR,
-        };
-        self.plugin_log(level, &message);
+        self.plugin_log(self::level(level), &message);
+    }
+}
+
+/// A plugin's log level (0.2.0 shares the type).
+pub(super) fn level(level: types::LogLevel) -> tracing::Level {
+    match level {
+        types::LogLevel::Debug => tracing::Level::DEBUG,
+        types::LogLevel::Info => tracing::Level::INFO,
+        types::LogLevel::Warn => tracing::Level::WARN,
+        types::LogLevel::Error => tracing::Level::ERROR,
     }
 }
 
@@ -247,7 +251,7 @@ impl Formatter {
     }
 }
 
-fn from_wit_refusal(r: types::Refusal) -> Refusal {
+pub(super) fn from_wit_refusal(r: types::Refusal) -> Refusal {
     Refusal {
         message: r.message,
         subject: r.subject,
@@ -285,7 +289,7 @@ fn from_wit_command(c: wit_builder::FfmpegCommand) -> BuiltCommand {
     }
 }
 
-fn to_wit_task(task: &Task) -> types::Task {
+pub(super) fn to_wit_task(task: &Task) -> types::Task {
     types::Task {
         inputs: task
             .inputs
@@ -309,7 +313,7 @@ fn to_wit_task(task: &Task) -> types::Task {
     }
 }
 
-fn from_wit_task(task: types::Task) -> Task {
+pub(super) fn from_wit_task(task: types::Task) -> Task {
     Task {
         inputs: task
             .inputs
@@ -334,7 +338,7 @@ fn from_wit_task(task: types::Task) -> Task {
     }
 }
 
-fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
+pub(super) fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
     types::ProbeConfig {
         format: p.format.clone(),
         streams: p.streams.clone(),
@@ -352,7 +356,7 @@ fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
     }
 }
 
-fn from_wit_probe(p: types::ProbeConfig) -> ProbeConfig {
+pub(super) fn from_wit_probe(p: types::ProbeConfig) -> ProbeConfig {
     ProbeConfig {
         format: p.format,
         streams: p.streams,
@@ -412,7 +416,7 @@ fn to_wit_event(e: &JobEvent) -> wit_format::JobEvent {
                 gb_sec: usage.gb_sec,
             },
         )),
-        EventOutcome::Failed { error } => wit_format::Outcome::Failed(error.clone()),
+        EventOutcome::Failed { error, .. } => wit_format::Outcome::Failed(error.clone()),
     };
     wit_format::JobEvent {
         event_id: e.event_id.clone(),
