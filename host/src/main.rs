@@ -161,6 +161,9 @@ fn plugin_check(file: &str, flags: &[(&str, &str)]) -> ExitCode {
 }
 
 fn plugin_run(world: &str, file: &str, input: &str, flags: &[(&str, &str)]) -> ExitCode {
+    // The plugin's warnings and errors (its panic messages) on stderr; `MEDIAFORGE_LOG=debug`
+    // shows every line it logs.
+    init_tracing_at(Some("warn"));
     let ran = (|| {
         let world = world_arg(world)?;
         let cfg = plugin_config(flags)?;
@@ -197,8 +200,14 @@ fn plugin_run(world: &str, file: &str, input: &str, flags: &[(&str, &str)]) -> E
 /// (`debug`) or a full filter (`info,mediaforge=debug`); `MEDIAFORGE_LOG_FORMAT=json` prints
 /// one JSON object a line.
 fn init_tracing() {
+    init_tracing_at(None);
+}
+
+/// `init_tracing` with `level` as the service's level when `MEDIAFORGE_LOG` is not set.
+fn init_tracing_at(level: Option<&str>) {
     use tracing_subscriber::EnvFilter;
-    let directives = log_filter(std::env::var("MEDIAFORGE_LOG").ok().as_deref());
+    let given = std::env::var("MEDIAFORGE_LOG").ok();
+    let directives = log_filter(given.as_deref().or(level));
     let filter = EnvFilter::try_new(&directives).unwrap_or_else(|e| {
         eprintln!("mediaforge: MEDIAFORGE_LOG={directives:?} is not a filter ({e}); using info");
         EnvFilter::new(log_filter(None))

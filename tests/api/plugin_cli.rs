@@ -297,3 +297,26 @@ fn run_reports_refusals_traps_timeouts_and_refused_output_as_json() {
         "{answer}"
     );
 }
+
+/// A panic traps the call; the SDK's panic hook has put its message (and where it was raised)
+/// in the host's log first, which `plugin run` prints on stderr.
+#[test]
+fn a_panic_message_reaches_the_log() {
+    let (ran, answer) = run(
+        "webhook-formatter",
+        &wasm("panicking"),
+        &sample("format-event"),
+        None,
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(answer["failed"]["kind"], "trap", "{answer}");
+    let line = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("deliberate panic for job_1"))
+        .unwrap_or_else(|| panic!("no panic message in: {}", ran.stderr));
+    assert!(
+        line.contains("ERROR") && line.contains("plugin panicked at") && line.contains("lib.rs"),
+        "{line}"
+    );
+}

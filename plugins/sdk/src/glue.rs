@@ -15,7 +15,12 @@ fn panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
-            log(LogLevel::Error, &format!("plugin panicked: {info}"));
+            let message = info.payload_as_str().unwrap_or("(no message)");
+            let line = match info.location() {
+                Some(at) => format!("plugin panicked at {at}: {message}"),
+                None => format!("plugin panicked: {message}"),
+            };
+            log(LogLevel::Error, &line.replace('\n', " "));
         }))
     });
 }
