@@ -320,3 +320,65 @@ fn a_panic_message_reaches_the_log() {
         "{line}"
     );
 }
+
+/// `plugin new` writes a crate on the SDK (built and checked by tests/plugins/new.sh in
+/// `make test`); what it refuses, it refuses in one line and writes nothing.
+#[test]
+fn new_writes_a_crate_for_the_world_and_refuses_bad_requests_in_one_line() {
+    let dir = temp_dir("plugin-new");
+    let target = dir.join("hooks");
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/sdk");
+    let new = |world: &str, name: &str, sdk: &Path| {
+        mediaforge(&[
+            "plugin",
+            "new",
+            "--world",
+            world,
+            name,
+            "--dir",
+            target.to_str().unwrap(),
+            "--sdk",
+            sdk.to_str().unwrap(),
+        ])
+    };
+    let ran = new("webhook-formatter", "chat-hooks", &sdk);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("plugin check target/wasm32-wasip2/release/chat_hooks.wasm")
+    );
+    let manifest = std::fs::read_to_string(target.join("Cargo.toml")).unwrap();
+    let sdk_dir = sdk.canonicalize().unwrap();
+    assert!(manifest.contains("name = \"chat-hooks\""), "{manifest}");
+    assert!(
+        manifest.contains(&format!(
+            "mediaforge-plugin = {{ path = \"{}\" }}",
+            sdk_dir.display()
+        )),
+        "{manifest}"
+    );
+    let lib = std::fs::read_to_string(target.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("export_webhook_formatter!(Plugin)"), "{lib}");
+    assert!(
+        target.join("Cargo.lock").exists(),
+        "the SDK's versions are pinned"
+    );
+
+    for (world, name, sdk, want) in [
+        (
+            "webhook-formatter",
+            "chat-hooks",
+            &sdk,
+            "exists and is not empty",
+        ),
+        ("painter", "x", &sdk, "unknown world 'painter'"),
+        ("translator", "Bad Name", &sdk, "is not a plugin name"),
+        ("translator", "x", &dir, "not the SDK"),
+    ] {
+        let ran = new(world, name, sdk);
+        assert_eq!(ran.code, 1, "{world} {name}: {}", ran.stdout);
+        assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+        assert!(ran.stderr.contains(want), "{want}: {}", ran.stderr);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -107,6 +107,17 @@ pub fn complete(request: &CompletionRequest) -> Result<String, String> {
     bindings::translator::mediaforge::plugin::llm::complete(request)
 }
 
+impl CallbackRequest {
+    /// A JSON body with no extra headers, the usual callback.
+    pub fn json(body: &serde_json::Value) -> CallbackRequest {
+        CallbackRequest {
+            content_type: "application/json".into(),
+            body: body.to_string(),
+            headers: Vec::new(),
+        }
+    }
+}
+
 /// A refusal the tenant sees, about `subject` (the option, filter or phrase concerned).
 pub fn refusal(subject: impl Into<String>, message: impl Into<String>) -> Refusal {
     Refusal {
