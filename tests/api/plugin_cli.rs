@@ -382,3 +382,34 @@ fn new_writes_a_crate_for_the_world_and_refuses_bad_requests_in_one_line() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The chat formatter of docs/plugins.md (examples/plugins/chat-formatter, on the SDK) does what
+/// the docs show, and its config is checked when it is loaded.
+#[test]
+fn run_calls_the_chat_formatter_of_the_docs() {
+    let (ran, answer) = run(
+        "webhook-formatter",
+        &wasm("chat_formatter"),
+        &sample("format-event-failed"),
+        Some(&config_file("{ channel = \"#ops\" }")),
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let body: Value = serde_json::from_str(answer["result"]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"channel": "#ops", "text": "job job_2 failed: ffmpeg exited with status 1"})
+    );
+    let (ran, _) = run(
+        "webhook-formatter",
+        &wasm("chat_formatter"),
+        &sample("format-event"),
+        Some(&config_file("{ chanel = \"#ops\" }")),
+    );
+    assert_eq!(ran.code, 2, "nothing was called: {}", ran.stdout);
+    assert!(
+        ran.stderr
+            .contains("config: unknown field `chanel`, expected `channel`"),
+        "{}",
+        ran.stderr
+    );
+}

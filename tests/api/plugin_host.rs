@@ -174,6 +174,41 @@ async fn plugins_reload_on_sighup_and_on_change_without_failing_a_request() {
     }
 }
 
+/// A reload asks the new component about the config too: one whose `check-config` refuses the
+/// config of start-up (the default formatter takes no keys, the CloudEvents one's `source` is
+/// configured) is not swapped in, and the log says why.
+#[tokio::test]
+async fn a_reload_keeps_the_loaded_plugin_when_the_new_one_refuses_its_config() {
+    let dir = temp_dir("reload-config");
+    let formatter = dir.join("formatter.wasm");
+    std::fs::copy(wasm("cloudevents_formatter"), &formatter).unwrap();
+    let s = Server::start_with(Options {
+        extra: format!(
+            "[plugins.webhook_formatter]\npath = \"{}\"\nconfig = {{ source = \"/media\" }}\n",
+            formatter.display()
+        ),
+        ..Default::default()
+    })
+    .await;
+    let next = dir.join("next.wasm");
+    std::fs::copy(wasm("webhook_formatter"), &next).unwrap();
+    std::fs::rename(&next, &formatter).unwrap();
+    hangup(&s);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let line = loop {
+        let log = s.log();
+        if let Some(line) = log.lines().find(|l| l.contains("plugins not reloaded")) {
+            break line.to_string();
+        }
+        assert!(std::time::Instant::now() < deadline, "no refusal: {log}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(
+        line.contains("refuses its config (`plugins.webhook_formatter.config`): config: unknown field `source`"),
+        "{line}"
+    );
+}
+
 fn hangup(s: &Server) {
     let status = std::process::Command::new("kill")
         .args(["-HUP", &s.pid().to_string()])

@@ -2,6 +2,8 @@
 //! is read from the interface it exports, so a version is a sibling file and a variant below;
 //! no caller changes.
 
+#[macro_use]
+mod adapter;
 pub mod v0_1_0;
 pub mod v0_2_0;
 
@@ -96,13 +98,24 @@ impl Linked {
         store: &mut Store<State>,
     ) -> wasmtime::Result<Option<Result<(), String>>> {
         match self {
+            Linked::Builder(Builder::V0_1_0(b)) => b.check_config(store).await,
             Linked::Builder(Builder::V0_2_0(b)) => b.check_config(store).await,
+            Linked::Translator(Translator::V0_1_0(t)) => t.check_config(store).await,
             Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store).await,
+            Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store).await,
             Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store).await,
-            Linked::Builder(Builder::V0_1_0(_))
-            | Linked::Translator(Translator::V0_1_0(_))
-            | Linked::Formatter(Formatter::V0_1_0(_)) => Ok(None),
         }
+    }
+}
+
+/// A plugin's log level (0.2.0 shares 0.1.0's `types`).
+fn level(level: v0_1_0::bindings::builder::mediaforge::plugin::types::LogLevel) -> tracing::Level {
+    use v0_1_0::bindings::builder::mediaforge::plugin::types::LogLevel;
+    match level {
+        LogLevel::Debug => tracing::Level::DEBUG,
+        LogLevel::Info => tracing::Level::INFO,
+        LogLevel::Warn => tracing::Level::WARN,
+        LogLevel::Error => tracing::Level::ERROR,
     }
 }
 
