@@ -55,12 +55,14 @@ run: build
 test-servers:
 	@bash tests/servers/install-s3s.sh >/dev/null
 
-## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), the
-## MCP endpoint through the Python SDK, and schemathesis
+## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), a
+## crate per world from `plugin new` (built, checked, run), the MCP endpoint through the Python
+## SDK, and schemathesis
 test: packages plugins test-servers
-	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --target $$(rustc -vV | sed -n "s/^host: //p")
+	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --exclude formatter-0-1-0 --exclude panicking --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
+	bash tests/plugins/new.sh
 	bash tests/mcp/run.sh
 	bash tests/schemathesis/run.sh
 	bash tests/console/run.sh

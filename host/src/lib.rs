@@ -25,6 +25,7 @@ pub mod names;
 pub mod net;
 pub mod pipeline;
 pub mod plugin_commands;
+pub mod plugin_template;
 pub mod plugins;
 pub mod storage;
 pub mod sweeper;

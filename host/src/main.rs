@@ -1,5 +1,6 @@
 //! The `mediaforge` command: `serve` runs the server; `plugin check` and `plugin run` check or
-//! call a component without a server; `mcp` bridges a stdio MCP client to a server's `/mcp`.
+//! call a component without a server, `plugin new` starts one; `mcp` bridges a stdio MCP client
+//! to a server's `/mcp`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +13,9 @@ const USAGE: &str = "usage:
   mediaforge plugin run WORLD FILE.wasm INPUT.json [--config FILE]
                                        call a plugin once with the server's limits and checks,
                                        print the result as JSON (samples: docs/plugins/samples)
+  mediaforge plugin new --world WORLD NAME [--dir DIR] [--sdk PATH]
+                                       write a plugin crate on the SDK (plugins/sdk) that builds
+                                       for wasm32-wasip2 and passes plugin check
   mediaforge mcp --url URL --key-env VAR
                                        the MCP server at URL over stdio, for clients that only
                                        speak stdio (the API key is read from the variable VAR)
@@ -33,6 +37,10 @@ fn main() -> ExitCode {
                 None => usage(),
             }
         }
+        ["plugin", "new", rest @ ..] => match named(rest) {
+            Some((name, flags)) => plugin_new(name, &flags),
+            None => usage(),
+        },
         ["mcp", "--url", url, "--key-env", var] | ["mcp", "--key-env", var, "--url", url] => {
             mcp_bridge(url, var)
         }
@@ -60,6 +68,17 @@ fn flags<'a>(args: &[&'a str], allowed: &[&str]) -> Option<Vec<(&'a str, &'a str
         out.push((name, value));
     }
     Some(out)
+}
+
+/// One positional argument among `--name value` pairs (`plugin new`).
+fn named<'a>(args: &[&'a str]) -> Option<(&'a str, Vec<(&'a str, &'a str)>)> {
+    let at = args
+        .iter()
+        .enumerate()
+        .position(|(i, a)| !a.starts_with("--") && (i == 0 || !args[i - 1].starts_with("--")))?;
+    let rest: Vec<&str> = args[..at].iter().chain(&args[at + 1..]).copied().collect();
+    let flags = flags(&rest, &["--world", "--dir", "--sdk"])?;
+    Some((args[at], flags))
 }
 
 fn flag<'a>(flags: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
@@ -161,6 +180,9 @@ fn plugin_check(file: &str, flags: &[(&str, &str)]) -> ExitCode {
 }
 
 fn plugin_run(world: &str, file: &str, input: &str, flags: &[(&str, &str)]) -> ExitCode {
+    // The plugin's warnings and errors (its panic messages) on stderr; `MEDIAFORGE_LOG=debug`
+    // shows every line it logs.
+    init_tracing_at(Some("warn"));
     let ran = (|| {
         let world = world_arg(world)?;
         let cfg = plugin_config(flags)?;
@@ -192,13 +214,44 @@ fn plugin_run(world: &str, file: &str, input: &str, flags: &[(&str, &str)]) -> E
     }
 }
 
+fn plugin_new(name: &str, flags: &[(&str, &str)]) -> ExitCode {
+    let created = (|| {
+        let world = flag(flags, "--world").ok_or_else(|| "--world is required".to_string())?;
+        let world = world_arg(world)?;
+        mediaforge::plugin_template::create(&mediaforge::plugin_template::NewPlugin {
+            world,
+            name,
+            dir: flag(flags, "--dir").map(std::path::Path::new),
+            sdk: flag(flags, "--sdk").map(std::path::Path::new),
+        })
+    })();
+    match created {
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mediaforge: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// The service's own lines at `info`, its dependencies' at `warn` (SurrealDB and the storage
 /// engine are chatty at `info`). `MEDIAFORGE_LOG` takes a level for the service alone
 /// (`debug`) or a full filter (`info,mediaforge=debug`); `MEDIAFORGE_LOG_FORMAT=json` prints
 /// one JSON object a line.
 fn init_tracing() {
+    init_tracing_at(None);
+}
+
+/// `init_tracing` with `level` as the service's level when `MEDIAFORGE_LOG` is not set.
+fn init_tracing_at(level: Option<&str>) {
     use tracing_subscriber::EnvFilter;
-    let directives = log_filter(std::env::var("MEDIAFORGE_LOG").ok().as_deref());
+    let given = std::env::var("MEDIAFORGE_LOG").ok();
+    let directives = log_filter(given.as_deref().or(level));
     let filter = EnvFilter::try_new(&directives).unwrap_or_else(|e| {
         eprintln!("mediaforge: MEDIAFORGE_LOG={directives:?} is not a filter ({e}); using info");
         EnvFilter::new(log_filter(None))

@@ -30,13 +30,18 @@ pub async fn check(
     let mut usable = true;
     for (world, result) in results {
         match result {
-            Ok(version) => {
+            Ok(fit) => {
                 fits += 1;
                 lines.push(format!(
-                    "{}: implements the {} world ({})",
+                    "{}: implements the {} world (WIT {}{})",
                     file.display(),
                     world.name(),
-                    version.name()
+                    fit.version.name(),
+                    if fit.config_checked {
+                        "; its check-config accepts the config"
+                    } else {
+                        ""
+                    }
                 ));
             }
             Err(Unfit::Absent(why)) if only.is_none() => {

@@ -445,19 +445,24 @@ async fn kill_9_mid_job_then_restart_completes_once() {
     let _ = std::fs::remove_dir_all(&s.dir);
 }
 
+/// The CloudEvents example (WIT 0.2.0) reads the event's named fields: the account and the
+/// attempt, which counts the retry after a refused delivery.
 #[tokio::test]
 async fn a_third_party_formatter_is_swapped_in_by_config() {
-    let receiver = Receiver::start(vec![200]).await;
+    let receiver = Receiver::start(vec![503, 200]).await;
     let extra = format!(
         "[plugins.webhook_formatter]\npath = \"{}\"\nconfig = {{ source = \"https://media.example.com\" }}\n",
         wasm("cloudevents_formatter").display()
     );
     let s = Server::start_with(Options {
         extra,
-        env: vec![(
-            "MEDIAFORGE__NET__EXTRA_CA_FILE".into(),
-            receiver.ca_file.to_str().unwrap().into(),
-        )],
+        env: vec![
+            (
+                "MEDIAFORGE__NET__EXTRA_CA_FILE".into(),
+                receiver.ca_file.to_str().unwrap().into(),
+            ),
+            ("MEDIAFORGE__WEBHOOKS__INITIAL_BACKOFF_S".into(), "1".into()),
+        ],
         ..Default::default()
     })
     .await;
@@ -466,11 +471,15 @@ async fn a_third_party_formatter_is_swapped_in_by_config() {
     body["webhook_url"] = json!(receiver.url("/ce"));
     let job = submit(&s, ALICE, body).await;
     let deadline = Instant::now() + Duration::from_secs(30);
-    while receiver.requests().is_empty() {
-        assert!(Instant::now() < deadline, "no callback");
+    while receiver.requests().len() < 2 {
+        assert!(Instant::now() < deadline, "no retried callback");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let r = &receiver.requests()[0];
+    let (first, r) = (&receiver.requests()[0].json(), &receiver.requests()[1]);
+    assert_eq!(first["mediaforgeattempt"], 1, "{first}");
+    assert_eq!(r.json()["mediaforgeattempt"], 2);
+    assert_eq!(first["mediaforgeaccount"], "alice");
+    assert_eq!(first["id"], r.json()["id"]);
     assert_eq!(
         r.header("content-type"),
         Some("application/cloudevents+json; charset=utf-8")

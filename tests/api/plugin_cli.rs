@@ -74,7 +74,7 @@ fn check_says_which_worlds_a_component_implements() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
-            .contains("implements the webhook-formatter world (0.1.0)"),
+            .contains("implements the webhook-formatter world (WIT 0.2.0; its check-config accepts the config)"),
         "{}",
         ran.stdout
     );
@@ -115,6 +115,40 @@ fn check_says_which_worlds_a_component_implements() {
         "{}",
         ran.stderr
     );
+}
+
+/// Both contract versions load; `check` names the one it found, and a 0.2.0 component's own
+/// `check-config` judges the config of `--config` (0.1.0 has no such export).
+#[test]
+fn check_names_the_wit_version_and_asks_the_plugin_about_its_config() {
+    let old = check(&wasm("formatter_0_1_0"), &["--world", "webhook-formatter"]);
+    assert_eq!(old.code, 0, "{}{}", old.stdout, old.stderr);
+    assert!(
+        old.stdout
+            .ends_with("implements the webhook-formatter world (WIT 0.1.0)\n"),
+        "{}",
+        old.stdout
+    );
+    let bad = config_file("{ chanel = \"#ops\" }");
+    let config = [
+        "--world",
+        "webhook-formatter",
+        "--config",
+        bad.to_str().unwrap(),
+    ];
+    let refused = check(&wasm("webhook_formatter"), &config);
+    assert_eq!(refused.code, 1, "{}{}", refused.stdout, refused.stderr);
+    assert_eq!(refused.stdout.lines().count(), 1, "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains(
+            "webhook_formatter.wasm refuses its config (`plugins.webhook_formatter.config`): \
+             config: unknown field `chanel`"
+        ),
+        "{}",
+        refused.stdout
+    );
+    // The 0.1.0 copy of the same formatter cannot say: it loads, and is called with that config.
+    assert_eq!(check(&wasm("formatter_0_1_0"), &config).code, 0);
 }
 
 #[test]
@@ -261,5 +295,121 @@ fn run_reports_refusals_traps_timeouts_and_refused_output_as_json() {
     assert_eq!(
         answer["refused"]["message"], "this test plugin refuses everything",
         "{answer}"
+    );
+}
+
+/// A panic traps the call; the SDK's panic hook has put its message (and where it was raised)
+/// in the host's log first, which `plugin run` prints on stderr.
+#[test]
+fn a_panic_message_reaches_the_log() {
+    let (ran, answer) = run(
+        "webhook-formatter",
+        &wasm("panicking"),
+        &sample("format-event"),
+        None,
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(answer["failed"]["kind"], "trap", "{answer}");
+    let line = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("deliberate panic for job_1"))
+        .unwrap_or_else(|| panic!("no panic message in: {}", ran.stderr));
+    assert!(
+        line.contains("ERROR") && line.contains("plugin panicked at") && line.contains("lib.rs"),
+        "{line}"
+    );
+}
+
+/// `plugin new` writes a crate on the SDK (built and checked by tests/plugins/new.sh in
+/// `make test`); what it refuses, it refuses in one line and writes nothing.
+#[test]
+fn new_writes_a_crate_for_the_world_and_refuses_bad_requests_in_one_line() {
+    let dir = temp_dir("plugin-new");
+    let target = dir.join("hooks");
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/sdk");
+    let new = |world: &str, name: &str, sdk: &Path| {
+        mediaforge(&[
+            "plugin",
+            "new",
+            "--world",
+            world,
+            name,
+            "--dir",
+            target.to_str().unwrap(),
+            "--sdk",
+            sdk.to_str().unwrap(),
+        ])
+    };
+    let ran = new("webhook-formatter", "chat-hooks", &sdk);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("plugin check target/wasm32-wasip2/release/chat_hooks.wasm")
+    );
+    let manifest = std::fs::read_to_string(target.join("Cargo.toml")).unwrap();
+    let sdk_dir = sdk.canonicalize().unwrap();
+    assert!(manifest.contains("name = \"chat-hooks\""), "{manifest}");
+    assert!(
+        manifest.contains(&format!(
+            "mediaforge-plugin = {{ path = \"{}\" }}",
+            sdk_dir.display()
+        )),
+        "{manifest}"
+    );
+    let lib = std::fs::read_to_string(target.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("export_webhook_formatter!(Plugin)"), "{lib}");
+    assert!(
+        target.join("Cargo.lock").exists(),
+        "the SDK's versions are pinned"
+    );
+
+    for (world, name, sdk, want) in [
+        (
+            "webhook-formatter",
+            "chat-hooks",
+            &sdk,
+            "exists and is not empty",
+        ),
+        ("painter", "x", &sdk, "unknown world 'painter'"),
+        ("translator", "Bad Name", &sdk, "is not a plugin name"),
+        ("translator", "x", &dir, "not the SDK"),
+    ] {
+        let ran = new(world, name, sdk);
+        assert_eq!(ran.code, 1, "{world} {name}: {}", ran.stdout);
+        assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+        assert!(ran.stderr.contains(want), "{want}: {}", ran.stderr);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The chat formatter of docs/plugins.md (examples/plugins/chat-formatter, on the SDK) does what
+/// the docs show, and its config is checked when it is loaded.
+#[test]
+fn run_calls_the_chat_formatter_of_the_docs() {
+    let (ran, answer) = run(
+        "webhook-formatter",
+        &wasm("chat_formatter"),
+        &sample("format-event-failed"),
+        Some(&config_file("{ channel = \"#ops\" }")),
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let body: Value = serde_json::from_str(answer["result"]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"channel": "#ops", "text": "job job_2 failed: ffmpeg exited with status 1"})
+    );
+    let (ran, _) = run(
+        "webhook-formatter",
+        &wasm("chat_formatter"),
+        &sample("format-event"),
+        Some(&config_file("{ chanel = \"#ops\" }")),
+    );
+    assert_eq!(ran.code, 2, "nothing was called: {}", ran.stdout);
+    assert!(
+        ran.stderr
+            .contains("config: unknown field `chanel`, expected `channel`"),
+        "{}",
+        ran.stderr
     );
 }

@@ -9,8 +9,13 @@ use crate::support::*;
 /// What the server says when `world` (a config section name) is given the plugin at `path` and
 /// it refuses to start.
 fn start_up_error(world: &str, path: &str) -> String {
+    start_up_error_with(&format!("[plugins.{world}]\npath = \"{path}\"\n"))
+}
+
+/// What the server says when it refuses to start with `extra` in its config file.
+fn start_up_error_with(extra: &str) -> String {
     let dir = temp_dir("badplugin");
-    let extra = format!("[plugins.{world}]\npath = \"{path}\"\n");
+    let extra = extra.to_string();
     let err = Server::try_start(
         &dir,
         &Options {
@@ -42,6 +47,23 @@ async fn a_plugin_built_against_a_changed_wit_stops_start_up() {
         err.contains("changed_wit.wasm does not fit the webhook-formatter world")
             && err.contains("built against a different WIT than this host's")
             && err.contains("record `callback-request`"),
+        "{err}"
+    );
+}
+
+/// A 0.2.0 plugin's `check-config` runs at load: a config it refuses stops start-up with the
+/// plugin's own message, not the first call. (The default formatter takes no keys.)
+#[tokio::test]
+async fn a_config_the_plugin_refuses_stops_start_up() {
+    let err = start_up_error_with(&format!(
+        "[plugins.webhook_formatter]\npath = \"{}\"\nconfig = {{ retries = 3 }}\n",
+        wasm("webhook_formatter").display()
+    ));
+    assert!(
+        err.contains(
+            "webhook_formatter.wasm refuses its config (`plugins.webhook_formatter.config`): \
+             config: unknown field `retries`"
+        ),
         "{err}"
     );
 }
@@ -150,6 +172,41 @@ async fn plugins_reload_on_sighup_and_on_change_without_failing_a_request() {
         let (answered, ()) = tokio::join!(load, swaps);
         assert!(answered > 5, "{answered} dry runs");
     }
+}
+
+/// A reload asks the new component about the config too: one whose `check-config` refuses the
+/// config of start-up (the default formatter takes no keys, the CloudEvents one's `source` is
+/// configured) is not swapped in, and the log says why.
+#[tokio::test]
+async fn a_reload_keeps_the_loaded_plugin_when_the_new_one_refuses_its_config() {
+    let dir = temp_dir("reload-config");
+    let formatter = dir.join("formatter.wasm");
+    std::fs::copy(wasm("cloudevents_formatter"), &formatter).unwrap();
+    let s = Server::start_with(Options {
+        extra: format!(
+            "[plugins.webhook_formatter]\npath = \"{}\"\nconfig = {{ source = \"/media\" }}\n",
+            formatter.display()
+        ),
+        ..Default::default()
+    })
+    .await;
+    let next = dir.join("next.wasm");
+    std::fs::copy(wasm("webhook_formatter"), &next).unwrap();
+    std::fs::rename(&next, &formatter).unwrap();
+    hangup(&s);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let line = loop {
+        let log = s.log();
+        if let Some(line) = log.lines().find(|l| l.contains("plugins not reloaded")) {
+            break line.to_string();
+        }
+        assert!(std::time::Instant::now() < deadline, "no refusal: {log}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(
+        line.contains("refuses its config (`plugins.webhook_formatter.config`): config: unknown field `source`"),
+        "{line}"
+    );
 }
 
 fn hangup(s: &Server) {

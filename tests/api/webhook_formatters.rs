@@ -127,3 +127,48 @@ async fn formatter_failures_are_the_operators_and_deterministic_ones_are_not_ret
         );
     }
 }
+
+/// A server whose webhook formatter is the component `name`.
+async fn server_with_formatter(receiver: &Receiver, name: &str) -> Server {
+    Server::start_with(Options {
+        extra: format!(
+            "[plugins.webhook_formatter]\npath = \"{}\"\n",
+            wasm(name).display()
+        ),
+        env: vec![(
+            "MEDIAFORGE__NET__EXTRA_CA_FILE".to_string(),
+            receiver.ca_file.to_str().unwrap().to_string(),
+        )],
+        ..Default::default()
+    })
+    .await
+}
+
+/// The default formatter (WIT 0.2.0) and its copy built against 0.1.0 deliver the same
+/// callback through a real server: the host speaks both versions.
+#[tokio::test]
+async fn formatters_of_both_wit_versions_deliver_the_same_callback() {
+    let mut bodies = Vec::new();
+    for name in ["webhook_formatter", "formatter_0_1_0"] {
+        let receiver = Receiver::start(vec![200]).await;
+        let s = server_with_formatter(&receiver, name).await;
+        let job = job_with_hook(&s, ALICE, "thumb.png", receiver.url("/hook")).await;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while receiver.requests().is_empty() {
+            assert!(Instant::now() < deadline, "{name}: no callback");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut body: Value = serde_json::from_slice(&receiver.requests()[0].body).unwrap();
+        assert_eq!(body["job_id"], job.as_str(), "{name}: {body}");
+        assert_eq!(body["status"], "completed", "{name}: {body}");
+        assert_eq!(
+            body["result"][0]["file_name"], "thumb.png",
+            "{name}: {body}"
+        );
+        for varies in ["job_id", "result", "usage"] {
+            body[varies] = Value::Null;
+        }
+        bodies.push(body);
+    }
+    assert_eq!(bodies[0], bodies[1]);
+}

@@ -93,7 +93,7 @@ async fn deliver(state: &AppState, job: Job) {
         return;
     };
     hook.attempts += 1;
-    let attempt = send(state, &job, &url, &hook.event_id).await;
+    let attempt = send(state, &job, &url, &hook.event_id, hook.attempts).await;
     let cfg = &state.cfg.webhooks;
     match attempt {
         Ok((status, _)) if (200..300).contains(&status) => {
@@ -177,8 +177,9 @@ async fn send(
     job: &Job,
     url: &str,
     event_id: &str,
+    attempt: u32,
 ) -> Result<(u16, Option<Duration>), Attempt> {
-    let event = event(state, job, url, event_id)
+    let event = event(state, job, url, event_id, attempt)
         .await
         .map_err(Attempt::Failed)?;
     let plugins = &state.plugins;
@@ -272,7 +273,13 @@ pub fn sign(secret: &str, id: &str, timestamp: &str, body: &str) -> String {
     )
 }
 
-async fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> Result<JobEvent, String> {
+async fn event(
+    state: &AppState,
+    job: &Job,
+    url: &str,
+    event_id: &str,
+    attempt: u32,
+) -> Result<JobEvent, String> {
     let outcome = match (job.status, &job.result, &job.usage) {
         (JobStatus::Completed, Some(result), Some(usage)) => EventOutcome::Completed {
             files: pipeline::links(state, result)
@@ -289,11 +296,14 @@ async fn event(state: &AppState, job: &Job, url: &str, event_id: &str) -> Result
         },
         _ => EventOutcome::Failed {
             error: job.error.clone().unwrap_or_else(|| "Job failed".into()),
+            details: job.details.clone(),
         },
     };
     Ok(JobEvent {
         event_id: event_id.to_string(),
         job_id: job.job_id.clone(),
+        account_id: job.account.clone(),
+        attempt,
         outcome,
         occurred_at: clock::ms_rfc3339(job.completed_at.unwrap_or(job.updated_at)),
         webhook_url: url.to_string(),

@@ -4,10 +4,13 @@
 //! export names, and one instantiation checks every export's type. Names alone are not enough:
 //! a component built against an edited copy of the WIT exports the same names with other types,
 //! and would fail every call. When types differ, `differences` compares the component's types
-//! with the host's WIT text and names the record or function that differs.
+//! with the host's WIT text and names the record or function that differs. A 0.2.0 component
+//! that exports `configure` is then asked about its config, so a bad one stops start-up with the
+//! plugin's own message instead of failing every call.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::Engine;
@@ -25,6 +28,8 @@ pub enum Unfit {
     Absent(String),
     /// It exports the interface, but imports or exports do not fit the host's contract.
     Mismatch(String),
+    /// It fits, and its `check-config` refuses the config it was given.
+    Config(String),
 }
 
 impl Unfit {
@@ -46,38 +51,64 @@ impl Unfit {
                 path.display(),
                 world.name()
             ),
+            Unfit::Config(why) => format!(
+                "plugin {} refuses its config (`plugins.{}.config`): {}",
+                path.display(),
+                world.key(),
+                one_line(why)
+            ),
         }
     }
 }
 
+/// What linking found: the contract version, and whether the component checked its config.
+pub struct Fit {
+    pub version: Version,
+    pub config_checked: bool,
+}
+
 /// Links `component` for `world` and instantiates it once (within `budget`), so that every
-/// import and export is type-checked before the first real call.
+/// import and export is type-checked before the first real call; then asks it about
+/// `config_json` when it can say.
 pub(super) async fn link(
     host: &PluginHost,
     component: &Component,
     world: World,
     budget: Duration,
-) -> Result<(Version, Linked), Unfit> {
+    config_json: Arc<str>,
+) -> Result<(Fit, Linked), Unfit> {
     let engine = &host.engine;
     let version = wit::detect(engine, component, world).map_err(Unfit::Absent)?;
     let unfit = |e: wasmtime::Error| Unfit::Mismatch(explain(engine, component, version, &e));
     let linker = linker_for(engine, world, version).map_err(|e| Unfit::Mismatch(e.to_string()))?;
     let pre = linker.instantiate_pre(component).map_err(unfit)?;
     let linked = Linked::new(world, version, pre).map_err(unfit)?;
-    let mut store = host.store(world, "{}".into(), None);
+    let mut store = host.store(world, config_json.clone(), None);
     within(budget, linked.instantiate(&mut store))
         .await
         .map_err(unfit)?;
-    Ok((version, linked))
+    let mut store = host.store(world, config_json, None);
+    let verdict = within(budget, linked.check_config(&mut store))
+        .await
+        .map_err(|e| Unfit::Config(format!("its check-config failed: {}", first_line(&e))))?;
+    if let Some(Err(why)) = verdict {
+        return Err(Unfit::Config(why));
+    }
+    let fit = Fit {
+        version,
+        config_checked: verdict.is_some(),
+    };
+    Ok((fit, linked))
 }
 
 /// `mediaforge plugin check`: the component at `path` against each world (or `only`), with the
-/// engine `cfg` configures. `Err` is one line: the file is unreadable or not a component.
+/// engine `cfg` configures and each world's plugin config from it. `Err` is one line: the file
+/// is unreadable or not a component.
 pub async fn check_file(
     path: &Path,
     cfg: &config::Plugins,
     only: Option<World>,
-) -> Result<Vec<(World, Result<Version, Unfit>)>, String> {
+) -> Result<Vec<(World, Result<Fit, Unfit>)>, String> {
     let host = PluginHost::empty(cfg).map_err(|e| format!("{e:#}"))?;
     let (component, _) = compile_cached(&host.engine, path, None).map_err(|e| format!("{e:#}"))?;
     let budget = Duration::from_millis(cfg.timeout_ms.max(1));
@@ -86,9 +117,12 @@ pub async fn check_file(
         .into_iter()
         .filter(|w| only.is_none_or(|o| o == *w))
     {
+        let config_json = super::config_json(world.entry(cfg)).map_err(|e| format!("{e:#}"))?;
         out.push((
             world,
-            link(&host, &component, world, budget).await.map(|(v, _)| v),
+            link(&host, &component, world, budget, config_json)
+                .await
+                .map(|(fit, _)| fit),
         ));
     }
     Ok(out)

@@ -78,6 +78,15 @@ impl World {
         }
     }
 
+    /// The world's key in the config file: `plugins.<key>`.
+    pub fn key(self) -> &'static str {
+        match self {
+            World::CommandBuilder => "command_builder",
+            World::Translator => "translator",
+            World::WebhookFormatter => "webhook_formatter",
+        }
+    }
+
     fn entry(self, cfg: &config::Plugins) -> Option<&config::PluginEntry> {
         match self {
             World::CommandBuilder => cfg.command_builder.as_ref(),
@@ -295,7 +304,7 @@ impl PluginHost {
                 }
                 Some(_) => anyhow::bail!(
                     "config key `plugins.{}.fallback`: only the translator has a fallback",
-                    world.name().replace('-', "_")
+                    world.key()
                 ),
                 None => {}
             }
@@ -398,10 +407,7 @@ impl PluginHost {
     ) -> anyhow::Result<()> {
         let world = to.world;
         let (component, digest) = compile_cached(&self.engine, path, cache_dir)?;
-        let config_json: Arc<str> = match entry.and_then(|e| e.config.as_ref()) {
-            Some(table) => serde_json::to_string(table)?.into(),
-            None => "{}".into(),
-        };
+        let config_json = config_json(entry)?;
         let llm = match entry.and_then(|e| e.llm.as_ref()) {
             Some(grant) if world == World::Translator => Some(Arc::new(LlmAccess {
                 grant: grant.clone(),
@@ -412,7 +418,7 @@ impl PluginHost {
             })),
             Some(_) => anyhow::bail!(
                 "config key `plugins.{}.llm`: only translator plugins may be granted llm",
-                world.name().replace('-', "_")
+                world.key()
             ),
             None => None,
         };
@@ -421,7 +427,7 @@ impl PluginHost {
             // Waiting for the model counts against the call; allow a few round trips.
             budget += 3 * Duration::from_secs(llm.grant.timeout_s);
         }
-        let (version, linked) = check::link(self, &component, world, budget)
+        let (fit, linked) = check::link(self, &component, world, budget, config_json.clone())
             .await
             .map_err(|e| anyhow::anyhow!("{}", e.line(path, world)))?;
         macro_rules! loaded {
@@ -445,7 +451,7 @@ impl PluginHost {
         tracing::info!(
             "plugin {} ({}) loaded from {}",
             world.name(),
-            version.name(),
+            fit.version.name(),
             path.display()
         );
         Ok(())
@@ -642,6 +648,14 @@ fn new_engine(cfg: &config::Plugins) -> anyhow::Result<Engine> {
         .memory_guard_size(64 * 1024)
         .memory_reservation_for_growth(0);
     Engine::new(&config).map_err(wasm_err)
+}
+
+/// A plugin's `config` table as the JSON object `host.config` returns (`{}` when absent).
+fn config_json(entry: Option<&config::PluginEntry>) -> anyhow::Result<Arc<str>> {
+    Ok(match entry.and_then(|e| e.config.as_ref()) {
+        Some(table) => serde_json::to_string(table)?.into(),
+        None => "{}".into(),
+    })
 }
 
 /// wasmtime has its own error type; carry its full chain into ours.

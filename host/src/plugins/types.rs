@@ -32,7 +32,8 @@ pub struct PolicyDecision {
 
 /// The subject of the decision by which a command builder says a task's result is not a
 /// function of its inputs (random sources, wall-clock metadata): `allowed: false` keeps the task
-/// out of the result cache. A convention of WIT 0.1.0's `decisions` (docs/plugins.md).
+/// out of the result cache. A convention of WIT 0.1.0's `decisions` (docs/plugins.md); the
+/// 0.2.0 adapter turns `ffmpeg-command.uncacheable` into such a decision, which the dry run shows.
 pub const CACHE_SUBJECT: &str = "cache";
 
 /// Whether the builder let the task's result be cached.
@@ -115,8 +116,16 @@ pub struct EventFile {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventOutcome {
-    Completed { files: Vec<EventFile>, usage: Usage },
-    Failed { error: String },
+    Completed {
+        files: Vec<EventFile>,
+        usage: Usage,
+    },
+    Failed {
+        error: String,
+        /// The job's `details`; WIT 0.1.0 has no place for them.
+        #[serde(default)]
+        details: Option<String>,
+    },
 }
 
 /// A finished job, for the webhook formatter.
@@ -125,9 +134,19 @@ pub enum EventOutcome {
 pub struct JobEvent {
     pub event_id: String,
     pub job_id: String,
+    /// The account that submitted the job (not in WIT 0.1.0).
+    #[serde(default)]
+    pub account_id: String,
+    /// The delivery attempt, from 1 (not in WIT 0.1.0).
+    #[serde(default = "first_attempt")]
+    pub attempt: u32,
     pub outcome: EventOutcome,
     pub occurred_at: String,
     pub webhook_url: String,
+}
+
+fn first_attempt() -> u32 {
+    1
 }
 
 /// The callback a formatter asks the host to send.

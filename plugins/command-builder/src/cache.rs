@@ -1,35 +1,27 @@
 //! Whether a task's result is a function of its inputs, for the host's result cache. The host
-//! caches a task unless the command has a decision with subject `cache` and `allowed: false`
-//! (the convention of docs/plugins.md); this module adds that decision, with the reason, when
-//! the command has something whose output changes from run to run:
+//! caches a task unless the command's `uncacheable` says why not (WIT 0.2.0, docs/plugins.md);
+//! this module says so when the command has something whose output changes from run to run:
 //!
 //! - a random source without a fixed seed: `anoisesrc`, `random` (their `seed` defaults to a
 //!   fresh one per run);
 //! - wall-clock text: `drawtext` with `%{localtime}`, `%{gmtime}` or `expansion=strftime`;
 //! - wall-clock metadata: `-metadata creation_time=now` (any time or date key set to `now`).
 
+use crate::FfmpegCommand;
 use crate::filtergraph;
-use crate::{Decision, FfmpegCommand};
-
-pub const SUBJECT: &str = "cache";
 
 /// Filters whose output is random unless given a seed.
 const UNSEEDED_RANDOM: &[&str] = &["anoisesrc", "random"];
 
-/// The `cache` decision for a built command: present (and refusing) only when the result is
-/// not a function of the inputs.
-pub fn decision(cmd: &FfmpegCommand) -> Option<Decision> {
+/// Why the built command's result is not a function of its inputs, if it is not.
+pub fn uncacheable(cmd: &FfmpegCommand) -> Option<String> {
     let lists = std::iter::once(&cmd.global_args)
         .chain(cmd.inputs.iter().map(|i| &i.args))
         .chain(cmd.outputs.iter().map(|o| &o.args));
     for args in lists {
         for pair in args.windows(2) {
-            if let Some(reason) = uncacheable(&pair[0], &pair[1]) {
-                return Some(Decision {
-                    subject: SUBJECT.into(),
-                    allowed: false,
-                    reason: format!("not cached: {reason}"),
-                });
+            if let Some(reason) = uncacheable_pair(&pair[0], &pair[1]) {
+                return Some(format!("not cached: {reason}"));
             }
         }
     }
@@ -37,7 +29,7 @@ pub fn decision(cmd: &FfmpegCommand) -> Option<Decision> {
 }
 
 /// Why `option value` makes the result differ between runs, if it does.
-fn uncacheable(option: &str, value: &str) -> Option<String> {
+fn uncacheable_pair(option: &str, value: &str) -> Option<String> {
     let name = option.trim_start_matches('-');
     let base = name.split(':').next().unwrap_or(name);
     if base == "metadata" {

@@ -70,7 +70,8 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// Checks beyond the types: option and filter names, ranges.
+    pub fn validate(&self) -> Result<(), String> {
         let option_name = |raw: &String| -> Result<(), String> {
             let name = raw
                 .strip_prefix('-')

@@ -230,9 +230,10 @@ pub fn build_task(
         inputs,
         outputs,
         decisions: g.decisions,
+        uncacheable: None,
     };
     // The host's result cache keeps out what this says is not a function of the inputs.
-    cmd.decisions.extend(crate::cache::decision(&cmd));
+    cmd.uncacheable = crate::cache::uncacheable(&cmd);
     // The host's split encode runs in segments only what this says can be.
     cmd.decisions.extend(crate::split::decision(task, &cmd));
     Ok(cmd)

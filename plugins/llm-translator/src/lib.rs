@@ -3,26 +3,22 @@
 //! answer constrained by a JSON schema, then parses and checks the answer before returning it.
 //! The host's command-builder policy validates whatever comes back, as for any task.
 //!
-//! This file is the WebAssembly glue and the flow of one call; the rest is plain Rust, tested
+//! This file is the plugin (exported with the SDK) and the flow of one call; the rest is plain Rust, tested
 //! natively with a fake model:
 //! - `config` reads the operator's settings;
 //! - `prompt` builds the messages (system text, examples, input facts);
 //! - `schema` writes the JSON schemas the answer must follow;
 //! - `answer` parses the model's answer strictly and checks it.
 
-wit_bindgen::generate!({
-    path: "../../wit",
-    world: "translator",
-});
-
 pub mod answer;
 pub mod config;
 pub mod prompt;
 pub mod schema;
 
-pub use exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-pub use mediaforge::plugin::llm::{CompletionRequest, Message};
-pub use mediaforge::plugin::types::{ProbeConfig, Refusal, Task, TaskInput, TaskOutput};
+pub use mediaforge_plugin::{
+    CompletionRequest, InputFacts, Message, ProbeConfig, Refusal, StreamFacts, Task, TaskInput,
+    TaskOutput,
+};
 
 /// Translates `instructions` over `inputs` into a task, asking `complete` (the `llm` import, or
 /// a fake in tests) for the answer.
@@ -99,61 +95,68 @@ pub fn show(s: &str, max: usize) -> String {
     out
 }
 
-/// The exported functions. Only built for WebAssembly: a native build (the tests) cannot export
-/// component names, and has no host to call.
-#[cfg(target_arch = "wasm32")]
-mod glue {
-    use crate::exports::mediaforge::plugin::translate::{Guest, InputFacts};
-    use crate::mediaforge::plugin::types::LogLevel;
-    use crate::mediaforge::plugin::{host, llm};
-    use crate::{CompletionRequest, ProbeConfig, Refusal, Task};
+/// The plugin. Its config is read by `config` (which names the key at fault), so the SDK hands
+/// it over as JSON; `check_config` lets the host refuse a bad one at start-up.
+pub struct LlmTranslator;
 
-    struct Translator;
+impl mediaforge_plugin::Translator for LlmTranslator {
+    type Config = serde_json::Value;
 
-    /// Calls the model, logging failures and the size of what came back.
-    fn complete(request: CompletionRequest) -> Result<String, String> {
-        let answer = llm::complete(&request);
-        match &answer {
-            Ok(text) => host::log(
-                LogLevel::Debug,
-                &format!("model answered {} bytes", text.len()),
-            ),
-            Err(e) => host::log(LogLevel::Warn, &format!("llm call failed: {e}")),
-        }
-        answer
+    fn check_config(config: &serde_json::Value) -> Result<(), String> {
+        config::Config::from_json(&config.to_string())
+            .map(drop)
+            .map_err(|e| format!("config key `{}`: {}", e.key, e.message))
     }
 
-    fn logged<T>(result: Result<T, Refusal>) -> Result<T, Refusal> {
-        if let Err(r) = &result {
-            host::log(LogLevel::Info, &format!("refused: {}", r.message));
-        }
-        result
+    fn translate_task(
+        config: &serde_json::Value,
+        instructions: String,
+        inputs: Vec<InputFacts>,
+    ) -> Result<Task, Refusal> {
+        logged(translate_task(
+            &config.to_string(),
+            &instructions,
+            &inputs,
+            complete,
+        ))
     }
 
-    impl Guest for Translator {
-        fn translate_task(instructions: String, inputs: Vec<InputFacts>) -> Result<Task, Refusal> {
-            logged(crate::translate_task(
-                &host::config(),
-                &instructions,
-                &inputs,
-                complete,
-            ))
-        }
-
-        fn translate_probe(
-            instructions: String,
-            input: InputFacts,
-        ) -> Result<ProbeConfig, Refusal> {
-            logged(crate::translate_probe(
-                &host::config(),
-                &instructions,
-                &input,
-                complete,
-            ))
-        }
+    fn translate_probe(
+        config: &serde_json::Value,
+        instructions: String,
+        input: InputFacts,
+    ) -> Result<ProbeConfig, Refusal> {
+        logged(translate_probe(
+            &config.to_string(),
+            &instructions,
+            &input,
+            complete,
+        ))
     }
+}
 
-    crate::export!(Translator with_types_in crate);
+mediaforge_plugin::export_translator!(LlmTranslator);
+
+/// Calls the model through the host, logging failures and the size of what came back.
+fn complete(request: CompletionRequest) -> Result<String, String> {
+    use mediaforge_plugin::{LogLevel, log};
+    let answer = mediaforge_plugin::complete(&request);
+    match &answer {
+        Ok(text) => log(
+            LogLevel::Debug,
+            &format!("model answered {} bytes", text.len()),
+        ),
+        Err(e) => log(LogLevel::Warn, &format!("llm call failed: {e}")),
+    }
+    answer
+}
+
+fn logged<T>(result: Result<T, Refusal>) -> Result<T, Refusal> {
+    if let Err(r) = &result {
+        let message = format!("refused: {}", r.message);
+        mediaforge_plugin::log(mediaforge_plugin::LogLevel::Info, &message);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -9,15 +9,6 @@
 //! 3. `plan` turns the intents and the inputs' facts (`media`) into a task, choosing
 //!    filters (`filters`) and codecs (`formats`).
 
-wit_bindgen::generate!({
-    path: "../../wit",
-    world: "translator",
-    // The component is exported by the `translator-component` package (`component/`), so that
-    // plugins can use this crate as a library and export their own `translate`.
-    pub_export_macro: true,
-    default_bindings_module: "translator",
-});
-
 pub mod filters;
 pub mod formats;
 pub mod grammar;
@@ -37,8 +28,7 @@ mod policy_tests;
 #[cfg(test)]
 mod tests;
 
-use exports::mediaforge::plugin::translate::InputFacts;
-use mediaforge::plugin::types::{ProbeConfig, Refusal, Task};
+pub use mediaforge_plugin::{InputFacts, ProbeConfig, Refusal, StreamFacts, Task};
 
 /// Examples quoted when nothing at all was understood.
 const EXAMPLES: &str = "convert to webm, extract the audio as mp3, remove the audio, resize to 720p, \
@@ -127,42 +117,39 @@ pub fn translate_probe(instructions: &str) -> Result<ProbeConfig, Refusal> {
     })
 }
 
-/// The `translate` implementation, exported by the `translator-component` package
-/// (`component/`) with `translator::export!`; this crate exports nothing itself, so other
-/// plugins can use it as a library. Only built for WebAssembly: native tests call the pure
-/// functions above.
-#[cfg(target_arch = "wasm32")]
-pub mod component {
-    use super::exports::mediaforge::plugin::translate::{Guest, InputFacts};
-    use super::mediaforge::plugin::host;
-    use super::mediaforge::plugin::types::{LogLevel, ProbeConfig, Refusal, Task};
+/// The default translator as an SDK plugin: exported by the `translator-component` package
+/// (`component/`); this crate exports nothing itself, so another plugin can wrap it (implement
+/// `Translator` and call these methods, or the pure functions above). It takes no config.
+pub struct DefaultTranslator;
 
-    pub struct Translator;
+impl mediaforge_plugin::Translator for DefaultTranslator {
+    type Config = mediaforge_plugin::NoConfig;
 
-    impl Guest for Translator {
-        fn translate_task(instructions: String, inputs: Vec<InputFacts>) -> Result<Task, Refusal> {
-            let result = super::translate_task(&instructions, &inputs);
-            if let Err(r) = &result {
-                host::log(
-                    LogLevel::Info,
-                    &format!("translation refused: {}", r.message),
-                );
-            }
-            result
-        }
-
-        fn translate_probe(
-            instructions: String,
-            _input: InputFacts,
-        ) -> Result<ProbeConfig, Refusal> {
-            let result = super::translate_probe(&instructions);
-            if let Err(r) = &result {
-                host::log(
-                    LogLevel::Info,
-                    &format!("probe translation refused: {}", r.message),
-                );
-            }
-            result
-        }
+    fn translate_task(
+        _config: &mediaforge_plugin::NoConfig,
+        instructions: String,
+        inputs: Vec<InputFacts>,
+    ) -> Result<Task, Refusal> {
+        logged("translation", translate_task(&instructions, &inputs))
     }
+
+    fn translate_probe(
+        _config: &mediaforge_plugin::NoConfig,
+        instructions: String,
+        _input: InputFacts,
+    ) -> Result<ProbeConfig, Refusal> {
+        logged("probe translation", translate_probe(&instructions))
+    }
+}
+
+/// A refusal is logged at info level (WebAssembly only: natively there is no host).
+fn logged<T>(what: &str, result: Result<T, Refusal>) -> Result<T, Refusal> {
+    #[cfg(target_arch = "wasm32")]
+    if let Err(r) = &result {
+        let message = format!("{what} refused: {}", r.message);
+        mediaforge_plugin::log(mediaforge_plugin::LogLevel::Info, &message);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = what;
+    result
 }

@@ -1,7 +1,7 @@
 //! What each input is, from the host's facts: a video, a still image, or audio only.
 
-use crate::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
 use crate::formats::{self, Format};
+use mediaforge_plugin::{InputFacts, StreamFacts};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {

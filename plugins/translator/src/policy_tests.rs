@@ -3,10 +3,10 @@
 //! generated combinations of single requests are translated on every fixture and built with
 //! `command_builder`, natively; any refusal fails.
 
-use crate::exports::mediaforge::plugin::translate::InputFacts;
-use crate::mediaforge::plugin::types::Task;
 use crate::tests::{case_inputs, corpus, fixture};
 use crate::{translate_probe, translate_task};
+use mediaforge_plugin::InputFacts;
+use mediaforge_plugin::Task;
 
 #[path = "../tests/support/policy.rs"]
 #[allow(dead_code)]

@@ -4,8 +4,8 @@
 use std::sync::OnceLock;
 
 use crate::grammar::{self, Grammar};
-use crate::mediaforge::plugin::types::ProbeConfig;
 use crate::tokens::tokenize;
+use mediaforge_plugin::ProbeConfig;
 
 const PROBE_TXT: &str = include_str!("../grammar/probe.txt");
 

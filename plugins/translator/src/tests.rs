@@ -1,9 +1,9 @@
 //! Translation tests on the fixtures of shared/examples/nl-examples.json, described by hand
 //! (no ffmpeg needed). `tests/ffmpeg_examples.rs` runs the same requests through ffmpeg.
 
-use crate::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-use crate::mediaforge::plugin::types::Task;
 use crate::{translate_probe, translate_task};
+use mediaforge_plugin::Task;
+use mediaforge_plugin::{InputFacts, StreamFacts};
 
 fn stream(index: u32, kind: &str, codec: &str) -> StreamFacts {
     StreamFacts {

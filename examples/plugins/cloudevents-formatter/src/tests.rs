@@ -2,36 +2,13 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// The SDK's sample completed event (`docs/plugins/samples/format-event.json`).
 fn completed() -> JobEvent {
-    JobEvent {
-        event_id: "evt_01".into(),
-        job_id: "job_42".into(),
-        outcome: Outcome::Completed((
-            vec![OutputFile {
-                file_name: "out.mp4".into(),
-                size_bytes: 1_048_576,
-                download_url: "https://media.example.com/d/out.mp4?sig=abc".into(),
-            }],
-            Usage {
-                time_sec: 12.5,
-                input_size_gb: 0.25,
-                output_size_gb: 0.125,
-                gb_sec: 4.6875,
-            },
-        )),
-        occurred_at: "2025-01-02T03:04:05Z".into(),
-        webhook_url: "https://hooks.example.com/mediaforge".into(),
-    }
+    mediaforge_plugin::fixtures::completed_event()
 }
 
 fn failed() -> JobEvent {
-    JobEvent {
-        event_id: "evt_02".into(),
-        job_id: "job_43".into(),
-        outcome: Outcome::Failed("ffmpeg exited with status 1".into()),
-        occurred_at: "2025-01-02T03:04:06Z".into(),
-        webhook_url: "https://hooks.example.com/mediaforge".into(),
-    }
+    mediaforge_plugin::fixtures::failed_event()
 }
 
 fn body(request: &CallbackRequest) -> Value {
@@ -50,25 +27,27 @@ fn completed_event() {
         body(&request),
         json!({
             "specversion": "1.0",
-            "id": "evt_01",
+            "id": "evt_job_1_completed",
             "source": "/mediaforge",
             "type": "com.mediaforge.job.completed",
-            "subject": "job_42",
-            "time": "2025-01-02T03:04:05Z",
+            "subject": "job_1",
+            "time": "2026-01-01T12:00:00Z",
+            "mediaforgeaccount": "acct_1",
+            "mediaforgeattempt": 1,
             "datacontenttype": "application/json",
             "data": {
-                "job_id": "job_42",
+                "job_id": "job_1",
                 "status": "completed",
                 "result": [{
-                    "file_name": "out.mp4",
-                    "size_bytes": 1_048_576,
-                    "download_url": "https://media.example.com/d/out.mp4?sig=abc",
+                    "file_name": "thumb.png",
+                    "size_bytes": 20480,
+                    "download_url": "https://media.example.com/dl/thumb.png?sig=abc",
                 }],
                 "usage": {
-                    "time_sec": 12.5,
-                    "input_size_gb": 0.25,
-                    "output_size_gb": 0.125,
-                    "gb_sec": 4.6875,
+                    "time_sec": 1.25,
+                    "input_size_gb": 0.001,
+                    "output_size_gb": 0.00002,
+                    "gb_sec": 0.00125,
                 },
             },
         })
@@ -84,14 +63,16 @@ fn failed_event() {
         body(&request),
         json!({
             "specversion": "1.0",
-            "id": "evt_02",
+            "id": "evt_job_2_failed",
             "source": "/mediaforge",
             "type": "com.mediaforge.job.failed",
-            "subject": "job_43",
-            "time": "2025-01-02T03:04:06Z",
+            "subject": "job_2",
+            "time": "2026-01-01T12:00:00Z",
+            "mediaforgeaccount": "acct_1",
+            "mediaforgeattempt": 2,
             "datacontenttype": "application/json",
             "data": {
-                "job_id": "job_43",
+                "job_id": "job_2",
                 "status": "failed",
                 "error": "ffmpeg exited with status 1",
             },
@@ -102,15 +83,9 @@ fn failed_event() {
 #[test]
 fn completed_with_no_files_has_empty_result() {
     let mut event = completed();
-    event.outcome = Outcome::Completed((
-        Vec::new(),
-        Usage {
-            time_sec: 0.0,
-            input_size_gb: 0.0,
-            output_size_gb: 0.0,
-            gb_sec: 0.0,
-        },
-    ));
+    if let Outcome::Completed(done) = &mut event.outcome {
+        done.files.clear();
+    }
     let data = &body(&format_event(&event, "{}").unwrap())["data"];
     assert_eq!(data["result"], json!([]));
 }
@@ -147,7 +122,10 @@ fn custom_type_prefix() {
 #[test]
 fn unknown_key_refused() {
     let err = format_event(&completed(), r#"{"sourse":"/typo"}"#).unwrap_err();
-    assert!(err.contains("unknown config key `sourse`"), "{err}");
+    assert_eq!(
+        err,
+        "config: unknown field `sourse`, expected `source` or `type_prefix`"
+    );
 }
 
 #[test]

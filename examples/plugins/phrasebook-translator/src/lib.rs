@@ -8,23 +8,46 @@
 //! command builder like any other. Instructions without a house phrase, and probe questions,
 //! go to the default translator unchanged.
 //!
-//! The logic is plain Rust ([`translate_task`], [`translate_probe`]), tested natively; only
-//! the `glue` module touches the host, and it is built for WebAssembly alone.
-
-wit_bindgen::generate!({
-    path: "../../../wit",
-    world: "translator",
-    // Share the `types` records (task, refusal, …) with the default translator.
-    with: {
-        "mediaforge:plugin/types@0.1.0": translator::mediaforge::plugin::types,
-    },
-    generate_all,
-});
+//! The logic is plain Rust ([`translate_task`], [`translate_probe`]), tested natively; the SDK
+//! (`mediaforge-plugin`) exports it, and the default translator's types are the SDK's, so
+//! tasks and facts pass between the two as they are.
 
 pub mod phrasebook;
 
-pub use translator::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-use translator::mediaforge::plugin::types::{ProbeConfig, Refusal, Task};
+pub use mediaforge_plugin::{InputFacts, StreamFacts};
+use mediaforge_plugin::{LogLevel, NoConfig, ProbeConfig, Refusal, Task};
+
+/// The plugin: the default translator with a phrasebook in front. No config.
+pub struct Phrasebook;
+
+impl mediaforge_plugin::Translator for Phrasebook {
+    type Config = NoConfig;
+
+    fn translate_task(
+        _: &NoConfig,
+        instructions: String,
+        inputs: Vec<InputFacts>,
+    ) -> Result<Task, Refusal> {
+        let result = translate_task(&instructions, &inputs);
+        if let Err(r) = &result {
+            mediaforge_plugin::log(
+                LogLevel::Info,
+                &format!("translation refused: {}", r.message),
+            );
+        }
+        result
+    }
+
+    fn translate_probe(
+        _: &NoConfig,
+        instructions: String,
+        _: InputFacts,
+    ) -> Result<ProbeConfig, Refusal> {
+        translate_probe(&instructions)
+    }
+}
+
+mediaforge_plugin::export_translator!(Phrasebook);
 
 /// Rewrites a house phrase, then translates with the default translator. A refusal of a
 /// rewritten instruction says how the phrase was read, since the default translator quotes
@@ -45,68 +68,6 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
 /// Questions about a file have no house phrases.
 pub fn translate_probe(instructions: &str) -> Result<ProbeConfig, Refusal> {
     translator::translate_probe(instructions)
-}
-
-/// The exported functions. Only built for WebAssembly: a native build (the tests) cannot
-/// export component names, and has no host to call. The `translate` records are this crate's
-/// own bindings, so the input facts are converted to the default translator's (same fields).
-#[cfg(target_arch = "wasm32")]
-mod glue {
-    use crate::exports::mediaforge::plugin::translate as wit;
-    use crate::mediaforge::plugin::host;
-    use translator::mediaforge::plugin::types::{LogLevel, ProbeConfig, Refusal, Task};
-
-    struct Phrasebook;
-
-    impl wit::Guest for Phrasebook {
-        fn translate_task(
-            instructions: String,
-            inputs: Vec<wit::InputFacts>,
-        ) -> Result<Task, Refusal> {
-            let inputs: Vec<crate::InputFacts> = inputs.into_iter().map(facts).collect();
-            let result = crate::translate_task(&instructions, &inputs);
-            if let Err(r) = &result {
-                host::log(
-                    LogLevel::Info,
-                    &format!("translation refused: {}", r.message),
-                );
-            }
-            result
-        }
-
-        fn translate_probe(
-            instructions: String,
-            _input: wit::InputFacts,
-        ) -> Result<ProbeConfig, Refusal> {
-            crate::translate_probe(&instructions)
-        }
-    }
-
-    fn facts(f: wit::InputFacts) -> crate::InputFacts {
-        crate::InputFacts {
-            name: f.name,
-            size: f.size,
-            container: f.container,
-            duration: f.duration,
-            streams: f
-                .streams
-                .into_iter()
-                .map(|s| crate::StreamFacts {
-                    index: s.index,
-                    kind: s.kind,
-                    codec: s.codec,
-                    width: s.width,
-                    height: s.height,
-                    frame_rate: s.frame_rate,
-                    channels: s.channels,
-                    sample_rate: s.sample_rate,
-                    duration: s.duration,
-                })
-                .collect(),
-        }
-    }
-
-    crate::export!(Phrasebook with_types_in crate);
 }
 
 #[cfg(test)]

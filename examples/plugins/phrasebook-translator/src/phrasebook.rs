@@ -5,7 +5,7 @@
 //! digits and compared case-insensitively, so "Instagram-ready!" matches "instagram ready".
 //! The longest phrase wins where several start at the same word.
 
-use translator::mediaforge::plugin::types::Refusal;
+use mediaforge_plugin::Refusal;
 
 /// One house phrase: the wordings that call it up, and what it means in the default
 /// translator's own words.

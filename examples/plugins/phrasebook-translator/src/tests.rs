@@ -7,7 +7,7 @@ use std::process::Command;
 
 use crate::phrasebook::rewrite;
 use crate::{InputFacts, StreamFacts, translate_probe, translate_task};
-use translator::mediaforge::plugin::types::Task;
+use mediaforge_plugin::Task;
 
 fn stream(index: u32, kind: &str, codec: &str) -> StreamFacts {
     StreamFacts {

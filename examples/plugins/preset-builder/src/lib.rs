@@ -4,26 +4,46 @@
 //! options the preset stands for ([`presets::expand`]); the rewritten task then goes through
 //! the default command builder (the `command-builder` crate, used as a library), so a preset's
 //! options are checked exactly like a tenant's. Everything else is the default policy
-//! unchanged, including `build-probe` and the operator's config.
+//! unchanged, including `build-probe` and the operator's config (the default's `Config`).
 //!
-//! The logic is plain Rust ([`build_task`], [`build_probe`]), tested natively; only the `glue`
-//! module touches the host, and it is built for WebAssembly alone.
-
-wit_bindgen::generate!({
-    path: "../../../wit",
-    world: "command-builder",
-    // Share the `types` records (task, refusal, …) with the default builder, so tasks pass
-    // between the two crates without copying field by field.
-    with: {
-        "mediaforge:plugin/types@0.1.0": command_builder::mediaforge::plugin::types,
-    },
-    generate_all,
-});
+//! Both builders speak the SDK's types (`mediaforge-plugin`), so wrapping the default one is a
+//! trait implementation that calls it: no bindings of its own, no field copying.
 
 pub mod presets;
 
 use command_builder::config::Config;
-use command_builder::{FfmpegCommand, FfprobeCommand, JobLayout, ProbeConfig, Refusal, Task};
+use command_builder::{
+    DefaultBuilder, FfmpegCommand, FfprobeCommand, JobLayout, ProbeConfig, Refusal, Task,
+};
+use mediaforge_plugin::CommandBuilder;
+
+pub struct PresetBuilder;
+
+impl CommandBuilder for PresetBuilder {
+    type Config = Config;
+
+    fn check_config(config: &Config) -> Result<(), String> {
+        DefaultBuilder::check_config(config)
+    }
+
+    fn build_task(
+        config: &Config,
+        task: Task,
+        layout: JobLayout,
+    ) -> Result<FfmpegCommand, Refusal> {
+        build_task(&task, &layout, config)
+    }
+
+    fn build_probe(
+        config: &Config,
+        probe: ProbeConfig,
+        path: String,
+    ) -> Result<FfprobeCommand, Refusal> {
+        DefaultBuilder::build_probe(config, probe, path)
+    }
+}
+
+mediaforge_plugin::export_command_builder!(PresetBuilder);
 
 /// Expands the task's presets, then builds the command with the default policy. The preset
 /// decisions come first in the dry run's list.
@@ -33,7 +53,7 @@ pub fn build_task(
     config: &Config,
 ) -> Result<FfmpegCommand, Refusal> {
     let expanded = presets::expand(task)?;
-    let mut command = command_builder::task::build_task(&expanded.task, layout, config)?;
+    let mut command = DefaultBuilder::build_task(config, expanded.task, layout.clone())?;
     command.decisions.splice(0..0, expanded.decisions);
     Ok(command)
 }
@@ -41,93 +61,6 @@ pub fn build_task(
 /// Probes are the default policy's business.
 pub fn build_probe(probe: &ProbeConfig) -> Result<FfprobeCommand, Refusal> {
     command_builder::probe::build_probe(probe)
-}
-
-/// The exported functions. Only built for WebAssembly: a native build (the tests) cannot
-/// export component names, and has no host to call. The `builder` records are this crate's
-/// own bindings, so they are converted to and from the default builder's (same fields).
-#[cfg(target_arch = "wasm32")]
-mod glue {
-    use crate::exports::mediaforge::plugin::builder as wit;
-    use crate::mediaforge::plugin::host;
-    use command_builder::mediaforge::plugin::types::LogLevel;
-    use command_builder::{ProbeConfig, Refusal, Task, config::Config, refusal};
-
-    struct PresetBuilder;
-
-    impl wit::Guest for PresetBuilder {
-        fn build_task(task: Task, layout: wit::JobLayout) -> Result<wit::FfmpegCommand, Refusal> {
-            let config = load_config()?;
-            let layout = command_builder::JobLayout {
-                inputs: layout
-                    .inputs
-                    .into_iter()
-                    .map(|s| command_builder::StagedInput {
-                        name: s.name,
-                        path: s.path,
-                    })
-                    .collect(),
-                output_dir: layout.output_dir,
-            };
-            let c = crate::build_task(&task, &layout, &config)?;
-            Ok(wit::FfmpegCommand {
-                global_args: c.global_args,
-                inputs: c
-                    .inputs
-                    .into_iter()
-                    .map(|i| wit::CommandInput {
-                        args: i.args,
-                        path: i.path,
-                    })
-                    .collect(),
-                outputs: c
-                    .outputs
-                    .into_iter()
-                    .map(|o| wit::CommandOutput {
-                        args: o.args,
-                        path: o.path,
-                    })
-                    .collect(),
-                decisions: decisions(c.decisions),
-            })
-        }
-
-        fn build_probe(
-            probe: ProbeConfig,
-            _input_path: String,
-        ) -> Result<wit::FfprobeCommand, Refusal> {
-            load_config()?;
-            let c = crate::build_probe(&probe)?;
-            Ok(wit::FfprobeCommand {
-                args: c.args,
-                decisions: decisions(c.decisions),
-            })
-        }
-    }
-
-    fn decisions(list: Vec<command_builder::Decision>) -> Vec<wit::Decision> {
-        list.into_iter()
-            .map(|d| wit::Decision {
-                subject: d.subject,
-                allowed: d.allowed,
-                reason: d.reason,
-            })
-            .collect()
-    }
-
-    /// The plugin's `config` table is the default policy's (`max_dimension`, `denied_filters`,
-    /// …). A bad one refuses every request, as the default builder does.
-    fn load_config() -> Result<Config, Refusal> {
-        Config::from_json(&host::config()).map_err(|e| {
-            host::log(LogLevel::Error, &e);
-            refusal(
-                "config",
-                "The command builder is misconfigured; the operator has been told",
-            )
-        })
-    }
-
-    crate::export!(PresetBuilder with_types_in crate);
 }
 
 #[cfg(test)]

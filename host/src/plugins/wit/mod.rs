@@ -1,8 +1,11 @@
 //! The plugin contract versions the host speaks, one adapter file each. A component's version
-//! is read from the interface it exports, so adding `v0_2_0.rs` beside `v0_1_0.rs` (and a
-//! variant below) changes no caller.
+//! is read from the interface it exports, so a version is a sibling file and a variant below;
+//! no caller changes.
 
+#[macro_use]
+mod adapter;
 pub mod v0_1_0;
+pub mod v0_2_0;
 
 use wasmtime::Engine;
 use wasmtime::Store;
@@ -17,14 +20,17 @@ use crate::task::{ProbeConfig, Task};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
     V0_1_0,
+    V0_2_0,
 }
 
 impl Version {
-    pub const ALL: [Version; 1] = [Version::V0_1_0];
+    /// Newest first: what `plugin check` names when a component exports neither.
+    pub const ALL: [Version; 2] = [Version::V0_2_0, Version::V0_1_0];
 
     pub fn name(self) -> &'static str {
         match self {
             Version::V0_1_0 => "0.1.0",
+            Version::V0_2_0 => "0.2.0",
         }
     }
 
@@ -32,12 +38,14 @@ impl Version {
     pub fn export(self, world: World) -> &'static str {
         match self {
             Version::V0_1_0 => v0_1_0::export(world),
+            Version::V0_2_0 => v0_2_0::export(world),
         }
     }
 
     pub fn add_imports(self, linker: &mut Linker<State>, world: World) -> wasmtime::Result<()> {
         match self {
             Version::V0_1_0 => v0_1_0::add_imports(linker, world),
+            Version::V0_2_0 => v0_2_0::add_imports(linker, world),
         }
     }
 
@@ -45,6 +53,7 @@ impl Version {
     pub fn wit(self) -> &'static str {
         match self {
             Version::V0_1_0 => v0_1_0::WIT,
+            Version::V0_2_0 => v0_2_0::WIT,
         }
     }
 }
@@ -74,9 +83,39 @@ impl Linked {
     pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
         match self {
             Linked::Builder(Builder::V0_1_0(b)) => b.instantiate(store).await,
+            Linked::Builder(Builder::V0_2_0(b)) => b.instantiate(store).await,
             Linked::Translator(Translator::V0_1_0(t)) => t.instantiate(store).await,
+            Linked::Translator(Translator::V0_2_0(t)) => t.instantiate(store).await,
             Linked::Formatter(Formatter::V0_1_0(f)) => f.instantiate(store).await,
+            Linked::Formatter(Formatter::V0_2_0(f)) => f.instantiate(store).await,
         }
+    }
+
+    /// The component's verdict on the config in `store` (`configure.check-config`), or `None`
+    /// when it cannot say (0.1.0 has no such export; in 0.2.0 it is optional).
+    pub async fn check_config(
+        &self,
+        store: &mut Store<State>,
+    ) -> wasmtime::Result<Option<Result<(), String>>> {
+        match self {
+            Linked::Builder(Builder::V0_1_0(b)) => b.check_config(store).await,
+            Linked::Builder(Builder::V0_2_0(b)) => b.check_config(store).await,
+            Linked::Translator(Translator::V0_1_0(t)) => t.check_config(store).await,
+            Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store).await,
+            Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store).await,
+            Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store).await,
+        }
+    }
+}
+
+/// A plugin's log level (0.2.0 shares 0.1.0's `types`).
+fn level(level: v0_1_0::bindings::builder::mediaforge::plugin::types::LogLevel) -> tracing::Level {
+    use v0_1_0::bindings::builder::mediaforge::plugin::types::LogLevel;
+    match level {
+        LogLevel::Debug => tracing::Level::DEBUG,
+        LogLevel::Info => tracing::Level::INFO,
+        LogLevel::Warn => tracing::Level::WARN,
+        LogLevel::Error => tracing::Level::ERROR,
     }
 }
 
@@ -104,12 +143,14 @@ pub fn detect(engine: &Engine, component: &Component, world: World) -> Result<Ve
 /// A command-builder component, of whichever version.
 pub enum Builder {
     V0_1_0(v0_1_0::Builder),
+    V0_2_0(v0_2_0::Builder),
 }
 
 impl Builder {
     pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Builder> {
         match version {
             Version::V0_1_0 => v0_1_0::Builder::new(pre).map(Builder::V0_1_0),
+            Version::V0_2_0 => v0_2_0::Builder::new(pre).map(Builder::V0_2_0),
         }
     }
 
@@ -122,6 +163,7 @@ impl Builder {
     ) -> wasmtime::Result<Result<BuiltCommand, Refusal>> {
         match self {
             Builder::V0_1_0(b) => b.build_task(store, task, inputs, output_dir).await,
+            Builder::V0_2_0(b) => b.build_task(store, task, inputs, output_dir).await,
         }
     }
 
@@ -133,6 +175,7 @@ impl Builder {
     ) -> wasmtime::Result<Result<BuiltProbe, Refusal>> {
         match self {
             Builder::V0_1_0(b) => b.build_probe(store, probe, input_path).await,
+            Builder::V0_2_0(b) => b.build_probe(store, probe, input_path).await,
         }
     }
 }
@@ -140,12 +183,14 @@ impl Builder {
 /// A translator component, of whichever version.
 pub enum Translator {
     V0_1_0(v0_1_0::Translator),
+    V0_2_0(v0_2_0::Translator),
 }
 
 impl Translator {
     pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Translator> {
         match version {
             Version::V0_1_0 => v0_1_0::Translator::new(pre).map(Translator::V0_1_0),
+            Version::V0_2_0 => v0_2_0::Translator::new(pre).map(Translator::V0_2_0),
         }
     }
 
@@ -157,6 +202,7 @@ impl Translator {
     ) -> wasmtime::Result<Result<Task, Refusal>> {
         match self {
             Translator::V0_1_0(t) => t.translate_task(store, instructions, inputs).await,
+            Translator::V0_2_0(t) => t.translate_task(store, instructions, inputs).await,
         }
     }
 
@@ -168,6 +214,7 @@ impl Translator {
     ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
         match self {
             Translator::V0_1_0(t) => t.translate_probe(store, instructions, input).await,
+            Translator::V0_2_0(t) => t.translate_probe(store, instructions, input).await,
         }
     }
 }
@@ -175,12 +222,14 @@ impl Translator {
 /// A webhook-formatter component, of whichever version.
 pub enum Formatter {
     V0_1_0(v0_1_0::Formatter),
+    V0_2_0(v0_2_0::Formatter),
 }
 
 impl Formatter {
     pub fn new(version: Version, pre: InstancePre<State>) -> wasmtime::Result<Formatter> {
         match version {
             Version::V0_1_0 => v0_1_0::Formatter::new(pre).map(Formatter::V0_1_0),
+            Version::V0_2_0 => v0_2_0::Formatter::new(pre).map(Formatter::V0_2_0),
         }
     }
 
@@ -191,6 +240,7 @@ impl Formatter {
     ) -> wasmtime::Result<Result<CallbackRequest, Refusal>> {
         match self {
             Formatter::V0_1_0(f) => f.format_event(store, event).await,
+            Formatter::V0_2_0(f) => f.format_event(store, event).await,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The adapter of `mediaforge:plugin@0.1.0` (`wit/plugin.wit`): the generated bindings of its
-//! three worlds, the host imports they need, and the conversions between their types and the
-//! host's own (`plugins::types`). Nothing outside this file names a generated type, so a new
-//! contract version is a sibling file, not a change to every caller.
+//! three worlds and the conversions between their types and the host's own (`plugins::types`);
+//! the calls and the host imports are `adapter!` (`adapter.rs`), the same in every version.
+//! Nothing outside `plugins/wit/` names a generated type, so a new contract version is a
+//! sibling file, not a change to every caller.
 
 use wasmtime::Store;
 use wasmtime::component::{HasSelf, InstancePre, Linker};
@@ -13,7 +14,7 @@ use crate::plugins::types::{
 use crate::plugins::{State, World};
 use crate::task::{ProbeConfig, Task, TaskInput, TaskOutput};
 
-mod bindings {
+pub(super) mod bindings {
     pub mod builder {
         wasmtime::component::bindgen!({
             path: "../wit",
@@ -68,224 +69,31 @@ pub fn export(world: World) -> &'static str {
     }
 }
 
-/// The host interfaces this version's components may import.
-pub fn add_imports(linker: &mut Linker<State>, world: World) -> wasmtime::Result<()> {
-    wit_host::add_to_linker::<State, HasSelf<State>>(linker, |s| s)?;
-    if world == World::Translator {
-        wit_llm::add_to_linker::<State, HasSelf<State>>(linker, |s| s)?;
-    }
-    Ok(())
-}
-
-impl wit_host::Host for State {
-    async fn config(&mut self) -> String {
-        self.config_json.to_string()
-    }
-
-    async fn log(&mut self, level: types::LogLevel, message: String) {
-        let level = match level {
-            types::LogLevel::Debug => tracing::Level::DEBUG,
-            types::LogLevel::Info => tracing::Level::INFO,
-            types::LogLevel::Warn => tracing::Level::WARN,
-            types::LogLevel::Error => tracing::Level::ERROR,
-        };
-        self.plugin_log(level, &message);
-    }
-}
-
 impl types::Host for State {}
 
-impl wit_llm::Host for State {
-    async fn complete(&mut self, request: wit_llm::CompletionRequest) -> Result<String, String> {
-        let request = CompletionRequest {
-            messages: request
-                .messages
-                .into_iter()
-                .map(|m| (m.role, m.content))
-                .collect(),
-            json_schema: request.json_schema,
-            max_tokens: request.max_tokens,
-            temperature: request.temperature,
-        };
-        self.llm_complete(request).await
-    }
+adapter!();
+
+/// 0.1.0 has no `configure`: such a component cannot say whether its config will do.
+async fn check_config(
+    _pre: &InstancePre<State>,
+    _store: &mut Store<State>,
+) -> wasmtime::Result<Option<Result<(), String>>> {
+    Ok(None)
 }
 
-/// A command-builder component of this version.
-pub struct Builder(bindings::builder::CommandBuilderPre<State>);
-
-impl Builder {
-    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
-        self.0.instantiate_async(store).await.map(drop)
-    }
-
-    pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Builder> {
-        Ok(Builder(bindings::builder::CommandBuilderPre::new(pre)?))
-    }
-
-    pub async fn build_task(
-        &self,
-        store: &mut Store<State>,
-        task: &Task,
-        inputs: &[StagedInput],
-        output_dir: &str,
-    ) -> wasmtime::Result<Result<BuiltCommand, Refusal>> {
-        let layout = wit_builder::JobLayout {
-            inputs: inputs
-                .iter()
-                .map(|i| wit_builder::StagedInput {
-                    name: i.name.clone(),
-                    path: i.path.clone(),
-                })
-                .collect(),
-            output_dir: output_dir.to_string(),
-        };
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let built = plugin
-            .mediaforge_plugin_builder()
-            .call_build_task(store, &to_wit_task(task), &layout)
-            .await?;
-        Ok(built.map(from_wit_command).map_err(from_wit_refusal))
-    }
-
-    pub async fn build_probe(
-        &self,
-        store: &mut Store<State>,
-        probe: &ProbeConfig,
-        input_path: &str,
-    ) -> wasmtime::Result<Result<BuiltProbe, Refusal>> {
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let built = plugin
-            .mediaforge_plugin_builder()
-            .call_build_probe(store, &to_wit_probe(probe), input_path)
-            .await?;
-        Ok(built
-            .map(|p| BuiltProbe {
-                args: p.args,
-                decisions: p.decisions.into_iter().map(from_wit_decision).collect(),
-            })
-            .map_err(from_wit_refusal))
-    }
-}
-
-/// A translator component of this version.
-pub struct Translator(bindings::translator::TranslatorPre<State>);
-
-impl Translator {
-    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
-        self.0.instantiate_async(store).await.map(drop)
-    }
-
-    pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Translator> {
-        Ok(Translator(bindings::translator::TranslatorPre::new(pre)?))
-    }
-
-    pub async fn translate_task(
-        &self,
-        store: &mut Store<State>,
-        instructions: &str,
-        inputs: &[InputFacts],
-    ) -> wasmtime::Result<Result<Task, Refusal>> {
-        let inputs: Vec<_> = inputs.iter().map(to_wit_facts).collect();
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let task = plugin
-            .mediaforge_plugin_translate()
-            .call_translate_task(store, instructions, &inputs)
-            .await?;
-        Ok(task.map(from_wit_task).map_err(from_wit_refusal))
-    }
-
-    pub async fn translate_probe(
-        &self,
-        store: &mut Store<State>,
-        instructions: &str,
-        input: &InputFacts,
-    ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let probe = plugin
-            .mediaforge_plugin_translate()
-            .call_translate_probe(store, instructions, &to_wit_facts(input))
-            .await?;
-        Ok(probe.map(from_wit_probe).map_err(from_wit_refusal))
-    }
-}
-
-/// A webhook-formatter component of this version.
-pub struct Formatter(bindings::formatter::WebhookFormatterPre<State>);
-
-impl Formatter {
-    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
-        self.0.instantiate_async(store).await.map(drop)
-    }
-
-    pub fn new(pre: InstancePre<State>) -> wasmtime::Result<Formatter> {
-        Ok(Formatter(bindings::formatter::WebhookFormatterPre::new(
-            pre,
-        )?))
-    }
-
-    pub async fn format_event(
-        &self,
-        store: &mut Store<State>,
-        event: &JobEvent,
-    ) -> wasmtime::Result<Result<CallbackRequest, Refusal>> {
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let request = plugin
-            .mediaforge_plugin_format()
-            .call_format_event(store, &to_wit_event(event))
-            .await?;
-        Ok(request
-            .map(|r| CallbackRequest {
-                content_type: r.content_type,
-                body: r.body,
-                headers: r.headers.into_iter().map(|h| (h.name, h.value)).collect(),
-            })
-            .map_err(|message| Refusal {
-                message,
-                subject: None,
-            }))
-    }
-}
-
-fn from_wit_refusal(r: types::Refusal) -> Refusal {
+pub(super) fn from_wit_refusal(r: types::Refusal) -> Refusal {
     Refusal {
         message: r.message,
         subject: r.subject,
     }
 }
 
-fn from_wit_decision(d: wit_builder::Decision) -> PolicyDecision {
-    PolicyDecision {
-        subject: d.subject,
-        allowed: d.allowed,
-        reason: d.reason,
-    }
-}
-
 fn from_wit_command(c: wit_builder::FfmpegCommand) -> BuiltCommand {
-    BuiltCommand {
-        global_args: c.global_args,
-        inputs: c
-            .inputs
-            .into_iter()
-            .map(|i| CommandPart {
-                args: i.args,
-                path: i.path,
-            })
-            .collect(),
-        outputs: c
-            .outputs
-            .into_iter()
-            .map(|o| CommandPart {
-                args: o.args,
-                path: o.path,
-            })
-            .collect(),
-        decisions: c.decisions.into_iter().map(from_wit_decision).collect(),
-    }
+    let decisions = c.decisions.into_iter().map(from_wit_decision).collect();
+    from_wit_parts(c.global_args, c.inputs, c.outputs, decisions)
 }
 
-fn to_wit_task(task: &Task) -> types::Task {
+pub(super) fn to_wit_task(task: &Task) -> types::Task {
     types::Task {
         inputs: task
             .inputs
@@ -309,7 +117,7 @@ fn to_wit_task(task: &Task) -> types::Task {
     }
 }
 
-fn from_wit_task(task: types::Task) -> Task {
+pub(super) fn from_wit_task(task: types::Task) -> Task {
     Task {
         inputs: task
             .inputs
@@ -335,7 +143,7 @@ fn from_wit_task(task: types::Task) -> Task {
     }
 }
 
-fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
+pub(super) fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
     types::ProbeConfig {
         format: p.format.clone(),
         streams: p.streams.clone(),
@@ -353,7 +161,7 @@ fn to_wit_probe(p: &ProbeConfig) -> types::ProbeConfig {
     }
 }
 
-fn from_wit_probe(p: types::ProbeConfig) -> ProbeConfig {
+pub(super) fn from_wit_probe(p: types::ProbeConfig) -> ProbeConfig {
     ProbeConfig {
         format: p.format,
         streams: p.streams,
@@ -371,49 +179,12 @@ fn from_wit_probe(p: types::ProbeConfig) -> ProbeConfig {
     }
 }
 
-fn to_wit_facts(f: &InputFacts) -> wit_translate::InputFacts {
-    wit_translate::InputFacts {
-        name: f.name.clone(),
-        size: f.size,
-        container: f.container.clone(),
-        duration: f.duration,
-        streams: f
-            .streams
-            .iter()
-            .map(|s| wit_translate::StreamFacts {
-                index: s.index,
-                kind: s.kind.clone(),
-                codec: s.codec.clone(),
-                width: s.width,
-                height: s.height,
-                frame_rate: s.frame_rate,
-                channels: s.channels,
-                sample_rate: s.sample_rate,
-                duration: s.duration,
-            })
-            .collect(),
-    }
-}
-
 fn to_wit_event(e: &JobEvent) -> wit_format::JobEvent {
     let outcome = match &e.outcome {
-        EventOutcome::Completed { files, usage } => wit_format::Outcome::Completed((
-            files
-                .iter()
-                .map(|f| wit_format::OutputFile {
-                    file_name: f.file_name.clone(),
-                    size_bytes: f.size_bytes,
-                    download_url: f.download_url.clone(),
-                })
-                .collect(),
-            wit_format::Usage {
-                time_sec: usage.time_sec,
-                input_size_gb: usage.input_size_gb,
-                output_size_gb: usage.output_size_gb,
-                gb_sec: usage.gb_sec,
-            },
-        )),
-        EventOutcome::Failed { error } => wit_format::Outcome::Failed(error.clone()),
+        EventOutcome::Completed { files, usage } => {
+            wit_format::Outcome::Completed((to_wit_files(files), to_wit_usage(usage)))
+        }
+        EventOutcome::Failed { error, .. } => wit_format::Outcome::Failed(error.clone()),
     };
     wit_format::JobEvent {
         event_id: e.event_id.clone(),

@@ -1,16 +1,9 @@
-//! The `cache` decision: tasks whose result changes from run to run say so; others say nothing.
+//! `uncacheable`: tasks whose result changes from run to run say so; others say nothing.
 
 use super::*;
 
 fn cache_decision(t: &Task) -> Option<String> {
-    let cmd = build(t).expect("builds");
-    cmd.decisions
-        .iter()
-        .find(|d| d.subject == "cache")
-        .map(|d| {
-            assert!(!d.allowed);
-            d.reason.clone()
-        })
+    build(t).expect("builds").uncacheable
 }
 
 #[test]

@@ -25,15 +25,15 @@ mod subtitles;
 mod timing;
 mod video;
 
-use crate::exports::mediaforge::plugin::translate::InputFacts;
 use crate::formats::Format;
 use crate::intents::Understanding;
 use crate::media::{Kind, Media};
-use crate::mediaforge::plugin::types::{Task, TaskInput, TaskOutput};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
 use choose::{Join, Mode};
 pub use error::{PlanError, Planned};
+use mediaforge_plugin::InputFacts;
+use mediaforge_plugin::{Task, TaskInput, TaskOutput};
 use span::Span;
 
 /// Longest side of a GIF unless asked otherwise, and its frame rate.

@@ -9,9 +9,9 @@ pub mod policy;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mediaforge_plugin::{InputFacts, StreamFacts};
+pub use mediaforge_plugin::{ProbeConfig, Task};
 use serde_json::Value;
-use translator::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-pub use translator::mediaforge::plugin::types::{ProbeConfig, Task};
 
 pub fn have_ffmpeg() -> bool {
     Command::new("ffmpeg")

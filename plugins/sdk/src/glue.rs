@@ -1,0 +1,97 @@
+//! What the `export_*!` macros call: the panic hook, the config read for every call, and the
+//! trait method. Generic, so the macros stay a few lines each.
+
+use std::sync::Once;
+
+use crate::{
+    CallbackRequest, CommandBuilder, FfmpegCommand, FfprobeCommand, InputFacts, JobEvent,
+    JobLayout, LogLevel, ProbeConfig, Refusal, Task, Translator, WebhookFormatter, log,
+    parse_config,
+};
+
+/// Panics trap the call and the host reports only "it trapped"; the hook puts the message (and
+/// where it was raised) in the host's log first.
+fn panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let message = info.payload_as_str().unwrap_or("(no message)");
+            let line = match info.location() {
+                Some(at) => format!("plugin panicked at {at}: {message}"),
+                None => format!("plugin panicked: {message}"),
+            };
+            log(LogLevel::Error, &line.replace('\n', " "));
+        }))
+    });
+}
+
+/// The plugin's config, parsed and checked; an error is logged for the operator.
+fn config<C: serde::de::DeserializeOwned>(
+    check: fn(&C) -> Result<(), String>,
+) -> Result<C, String> {
+    panic_hook();
+    let config = parse_config::<C>(&crate::config_json()).and_then(|c| check(&c).map(|()| c));
+    if let Err(e) = &config {
+        log(LogLevel::Error, e);
+    }
+    config
+}
+
+/// A config error as the tenant sees it: the detail is the operator's (in the log).
+fn misconfigured(world: &str) -> impl FnOnce(String) -> Refusal {
+    move |_| {
+        crate::refusal(
+            "config",
+            format!("The {world} is misconfigured; the operator has been told"),
+        )
+    }
+}
+
+pub fn check_builder<P: CommandBuilder>() -> Result<(), String> {
+    config::<P::Config>(P::check_config).map(drop)
+}
+
+pub fn build_task<P: CommandBuilder>(
+    task: Task,
+    layout: JobLayout,
+) -> Result<FfmpegCommand, Refusal> {
+    let config = config(P::check_config).map_err(misconfigured("command builder"))?;
+    P::build_task(&config, task, layout)
+}
+
+pub fn build_probe<P: CommandBuilder>(
+    probe: ProbeConfig,
+    input_path: String,
+) -> Result<FfprobeCommand, Refusal> {
+    let config = config(P::check_config).map_err(misconfigured("command builder"))?;
+    P::build_probe(&config, probe, input_path)
+}
+
+pub fn check_translator<P: Translator>() -> Result<(), String> {
+    config::<P::Config>(P::check_config).map(drop)
+}
+
+pub fn translate_task<P: Translator>(
+    instructions: String,
+    inputs: Vec<InputFacts>,
+) -> Result<Task, Refusal> {
+    let config = config(P::check_config).map_err(misconfigured("translator"))?;
+    P::translate_task(&config, instructions, inputs)
+}
+
+pub fn translate_probe<P: Translator>(
+    instructions: String,
+    input: InputFacts,
+) -> Result<ProbeConfig, Refusal> {
+    let config = config(P::check_config).map_err(misconfigured("translator"))?;
+    P::translate_probe(&config, instructions, input)
+}
+
+pub fn check_formatter<P: WebhookFormatter>() -> Result<(), String> {
+    config::<P::Config>(P::check_config).map(drop)
+}
+
+pub fn format_event<P: WebhookFormatter>(event: JobEvent) -> Result<CallbackRequest, String> {
+    let config = config(P::check_config)?;
+    P::format_event(&config, event)
+}
