@@ -232,8 +232,11 @@ async fn plugin_calls() {
     let event = || JobEvent {
         event_id: "evt_1".into(),
         job_id: "job_1".into(),
+        account_id: "alice".into(),
+        attempt: 1,
         outcome: EventOutcome::Failed {
             error: "boom".into(),
+            details: None,
         },
         occurred_at: "2026-01-01T00:00:00Z".into(),
         webhook_url: "https://example.com".into(),
