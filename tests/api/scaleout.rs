@@ -347,7 +347,17 @@ async fn two_instances_share_twenty_jobs_and_one_bucket() {
         let done = wait_for(s, ALICE, job, &["completed", "failed"], 180).await;
         assert_eq!(done["status"], "completed", "{done}");
     }
-    let (log_a, log_b) = (a.log(), b.log());
+    // A job reads `completed` as soon as its row commits, a moment before its worker logs it.
+    let settled = std::time::Instant::now();
+    let (mut log_a, mut log_b) = (a.log(), b.log());
+    while jobs
+        .iter()
+        .any(|job| finishes(&log_a, job) + finishes(&log_b, job) == 0)
+        && settled.elapsed() < std::time::Duration::from_secs(10)
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        (log_a, log_b) = (a.log(), b.log());
+    }
     let (mut by_a, mut by_b) = (0, 0);
     for job in &jobs {
         let (fa, fb) = (finishes(&log_a, job), finishes(&log_b, job));
