@@ -96,11 +96,7 @@ fn serve(config: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // A task's future nests the whole pipeline (split encoding included) under the MCP and HTTP
-    // layers; unoptimised builds lay it out on the stack at several times its release size, and
-    // overflowed tokio's 2 MiB default in the MCP suite.
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_stack_size(8 << 20)
         .enable_all()
         .build()
         .expect("tokio runtime");

@@ -392,6 +392,34 @@ async fn a_full_store_fails_the_task_cleanly_and_recovers() {
     assert_eq!(status, 404);
     let leftovers: Vec<_> = std::fs::read_dir(files.join("tmp")).unwrap().collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    // An upload that cannot fit: the same 507, no record made ready, no spooled bytes left.
+    let (status, created) = s
+        .post(
+            "/file",
+            ALICE,
+            json!({"dir_id": folder, "file_name": "big.bin"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let url = created["upload"]["url"].as_str().unwrap();
+    let res = s
+        .http()
+        .put(url)
+        .body(vec![7u8; 2 << 20])
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(status, 507, "{body}");
+    assert_eq!(body["error"], "Insufficient storage");
+    let leftovers: Vec<_> = std::fs::read_dir(files.join("tmp")).unwrap().collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let (_, info) = s.get(&format!("/file/{folder}/big.bin"), ALICE).await;
+    assert_eq!(
+        info["file_info"]["file_size"], 0,
+        "still waiting for its bytes: {info}"
+    );
     let (status, body) = s
         .process(
             ALICE,

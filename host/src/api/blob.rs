@@ -119,7 +119,9 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
             let _ = tokio::fs::remove_file(&tmp).await;
             return Err(match e {
                 Received::TooLarge(n) => too_large(n).await,
-                Received::Io(e) => AppError::BadRequest(format!("Upload failed: {e}")),
+                Received::Body(e) => AppError::BadRequest(format!("Upload failed: {e}")),
+                // This side's disk: a full one is 507 (`error.rs`), like a task's outputs.
+                Received::Disk(e) => anyhow::Error::from(e).into(),
             });
         }
     };
@@ -150,7 +152,10 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
 
 enum Received {
     TooLarge(u64),
-    Io(String),
+    /// The client's body broke off.
+    Body(String),
+    /// Writing it here failed.
+    Disk(std::io::Error),
 }
 
 /// Streams the body to `path`, stopping as soon as it passes `max` bytes; synced before return.
@@ -160,21 +165,20 @@ async fn receive(
     path: &std::path::Path,
     max: u64,
 ) -> Result<(u64, String), Received> {
-    let io = |e: std::io::Error| Received::Io(e.to_string());
-    let mut spool = Spool::create(path).await.map_err(io)?;
+    let mut spool = Spool::create(path).await.map_err(Received::Disk)?;
     let mut body = req.take_body();
     let mut received = 0u64;
     while let Some(frame) = body.next().await {
-        let frame = frame.map_err(|e| Received::Io(e.to_string()))?;
+        let frame = frame.map_err(|e| Received::Body(e.to_string()))?;
         if let Ok(chunk) = frame.into_data() {
             received += chunk.len() as u64;
             if received > max {
                 return Err(Received::TooLarge(received));
             }
-            spool.write(chunk).await.map_err(io)?;
+            spool.write(chunk).await.map_err(Received::Disk)?;
         }
     }
-    spool.finish().await.map_err(io)
+    spool.finish().await.map_err(Received::Disk)
 }
 
 #[handler]

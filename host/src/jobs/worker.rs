@@ -29,7 +29,9 @@ pub fn spawn(state: &Arc<AppState>) {
 
 /// Other instances' submissions (and split segments) reach this one through live queries.
 async fn wake_on_changes(state: Arc<AppState>) {
-    tokio::spawn(wake_on_parts(state.clone()));
+    if state.cfg.split.enabled {
+        tokio::spawn(wake_on_parts(state.clone()));
+    }
     loop {
         match state.db.changes("job").await {
             Ok(mut changes) => {
@@ -53,21 +55,25 @@ async fn worker_loop(state: Arc<AppState>) {
         if let Err(e) = state.db.requeue_expired(now, MAX_ATTEMPTS).await {
             tracing::warn!("requeue failed: {e}");
         }
-        pipeline::split::requeue(&state, now).await;
         let token = names::random_id(24);
         // Segments of running split encodes first: a task already under way waits on them.
-        // The time now, not the loop's start: the lease must not begin already spent.
-        match state
-            .db
-            .claim_part(None, &token, clock::now_ms(), lease_ms)
-            .await
-        {
-            Ok(Some(part)) => {
-                pipeline::split::work(&state, part, &token).await;
-                continue;
+        // Only where `[split]` is on (on every instance, as the docs say): the queries are
+        // not worth a loop that never meets a segment.
+        if state.cfg.split.enabled {
+            pipeline::split::requeue(&state, now).await;
+            // The time now, not the loop's start: the lease must not begin already spent.
+            match state
+                .db
+                .claim_part(None, &token, clock::now_ms(), lease_ms)
+                .await
+            {
+                Ok(Some(part)) => {
+                    pipeline::split::work(&state, part, &token).await;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!("segment claim failed: {e}"),
             }
-            Ok(None) => {}
-            Err(e) => tracing::warn!("segment claim failed: {e}"),
         }
         match super::scheduler::claim(&state, &token, now, lease_ms).await {
             Ok(Some(job)) => {

@@ -183,7 +183,18 @@ pub async fn execute(
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
     let key = cached::key(state, resolved, &staged, &built).await?;
     let shown = built.shown.clone();
-    let run = || process(state, resolved, &output_dir, &scratch, built, progress);
+    // On the heap: the run's state (a split encode's included) is large, and unoptimised builds
+    // move futures through the stack; inline, it overflowed tokio's worker stacks.
+    let run = || {
+        Box::pin(process(
+            state,
+            resolved,
+            &output_dir,
+            &scratch,
+            built,
+            progress,
+        ))
+    };
     match key {
         Some(key) => cached::run_once(state, resolved, &output_dir, &key, &shown, run).await,
         None => {

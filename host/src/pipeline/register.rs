@@ -103,7 +103,7 @@ async fn register(
 }
 
 /// The regular files ffmpeg wrote with names the API accepts, sorted by name.
-async fn produced(out: &Path) -> AppResult<Vec<(String, PathBuf)>> {
+pub(super) async fn produced(out: &Path) -> AppResult<Vec<(String, PathBuf)>> {
     let io = |e: std::io::Error| AppError::Internal(e.into());
     let mut entries = tokio::fs::read_dir(out).await.map_err(io)?;
     let mut produced = Vec::new();

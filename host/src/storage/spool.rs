@@ -65,9 +65,7 @@ impl Spool {
         if self.chunks.send(chunk).await.is_ok() {
             return Ok(());
         }
-        // The writer stopped early: only an error stops it.
-        let (closed, _) = mpsc::channel(1);
-        drop(std::mem::replace(&mut self.chunks, closed));
+        // The writer dropped its end: it ended, and only an error ends it early.
         match (&mut self.writer).await {
             Ok(Err(e)) => Err(e),
             _ => Err(std::io::Error::other("the writer stopped")),

@@ -119,7 +119,11 @@ pub async fn run(
     // Cut, and hand each segment to the queue, then the audio: every worker takes them.
     let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
     let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
-    let segments = moved_out(&scratch.outputs()).await?;
+    let segments: Vec<_> = super::register::produced(&scratch.outputs())
+        .await?
+        .into_iter()
+        .map(|(_, path)| path)
+        .collect();
     let video = plan.input.video.as_ref().expect("planned on video");
     let mut starts = vec![0.0];
     starts.extend(&plan.cuts);
@@ -254,23 +258,6 @@ async fn ffmpeg(
     let argv = argv::ffmpeg_argv(cmd, staged, &scratch.dir, &scratch.outputs())
         .map_err(|r| AppError::HostRefused(r.0))?;
     run::ffmpeg(state, account, scratch, staged, argv, None).await
-}
-
-/// The files in `dir`, sorted by name (the cut's numbering).
-async fn moved_out(dir: &Path) -> AppResult<Vec<std::path::PathBuf>> {
-    let mut files = Vec::new();
-    let mut entries = tokio::fs::read_dir(dir)
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?;
-    while let Some(entry) = entries
-        .next_entry()
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?
-    {
-        files.push(entry.path());
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// The parts once all are done, publishing their summed progress; the first failure fails
