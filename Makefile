@@ -83,10 +83,12 @@ bench: build
 
 ## bench-split: two instances pinned to one core each (taskset) splitting a 60 s 720p encode,
 ## against one ffmpeg pinned to one core; prints the ratio and the stitch checks
-bench-split: packages plugins test-servers
+## (the release server, as deployed; the test harness around it is the debug one)
+bench-split: packages plugins test-servers host
 	@command -v taskset >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq util-linux >/dev/null)
 	cargo build --workspace --bins
-	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --test api split::bench_split -- --ignored --nocapture 2>&1 | grep -E "^(split encode|  )"
+	MEDIAFORGE_TEST_BIN=$(CARGO_TARGET_DIR)/release/mediaforge MEDIAFORGE_TEST_WASM=$(WASM_OUT) \
+	  cargo test --test api split::bench_split -- --ignored --nocapture 2>&1 | grep -E "^(split encode|  )"
 
 fmt:
 	cargo fmt --all

@@ -256,8 +256,10 @@ fn init_tracing_at(level: Option<&str>) {
         eprintln!("mediaforge: MEDIAFORGE_LOG={directives:?} is not a filter ({e}); using info");
         EnvFilter::new(log_filter(None))
     });
+    // Colours only for a person at a terminal: a log file or journal gets plain text.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     if std::env::var("MEDIAFORGE_LOG_FORMAT").as_deref() == Ok("json") {
         builder.json().init();

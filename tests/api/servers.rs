@@ -506,9 +506,11 @@ impl SurrealServer {
     }
 
     fn start_storing(port: u16, storage: &str) -> SurrealServer {
-        // target/debug/deps/api-… → target/debug/surreal
+        // target/debug/deps/api-… → target/debug/surreal, unless a benchmark names another build.
         let exe = std::env::current_exe().unwrap();
-        let bin = exe.parent().unwrap().parent().unwrap().join("surreal");
+        let bin = std::env::var_os("MEDIAFORGE_TEST_SURREAL")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| exe.parent().unwrap().parent().unwrap().join("surreal"));
         assert!(
             bin.exists(),
             "{} is missing: run `cargo build --workspace --bins`",

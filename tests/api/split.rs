@@ -289,8 +289,11 @@ fn pin(pid: u32, core: usize) {
 async fn bench_split() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert!(cores >= 2, "needs two cores, has {cores}");
+    // x264's own default preset unless `SPLIT_PRESET` names another (`veryfast` shows how a
+    // cheap encode leaves less for the split to win against its fixed costs).
+    let preset = std::env::var("SPLIT_PRESET").unwrap_or_else(|_| "medium".into());
     let options = [
-        "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-c:a", "aac", "-b:a", "128k",
+        "-c:v", "libx264", "-preset", &preset, "-crf", "23", "-c:a", "aac", "-b:a", "128k",
     ];
     let clip = long_clip();
 
@@ -379,4 +382,21 @@ async fn bench_split() {
         (sv - sa).abs() <= 0.040
     );
     println!("  PSNR against the direct output {db_psnr:.2} dB");
+    // Where the wall time went, from the coordinator's own log line.
+    let log = a.log();
+    let phases = log
+        .lines()
+        .find(|l| l.contains("split encode stitched"))
+        .map(|l| {
+            l.split_whitespace()
+                .filter(|w| w.contains("_s="))
+                .map(|w| w.replace('=', " "))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    println!("  phases                         {phases}");
+    if std::env::var_os("SPLIT_BENCH_LOG").is_some() {
+        println!("  A:\n{}\n  B:\n{}", a.log(), b.log());
+    }
 }

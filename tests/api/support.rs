@@ -128,7 +128,10 @@ impl Server {
         let config = dir.join("mediaforge.toml");
         std::fs::write(&config, config_text(dir, opts)).unwrap();
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mediaforge"));
+        // A benchmark may run another build of the server (`make bench-split`: the release one).
+        let bin = std::env::var_os("MEDIAFORGE_TEST_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_mediaforge").into());
+        let mut cmd = Command::new(bin);
         cmd.args(["serve", "--config"])
             .arg(&config)
             .current_dir(dir);

@@ -14,7 +14,7 @@ cd "$work/src"
 start=$(date +%s)
 make build HOST_FLAGS=--timings > "$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
 built=$(date +%s)
-# Port 0 picks a free port; the server prints the one it took.
+# Port 0 picks a free port; the server prints the address it took (with its scheme).
 sed -i 's/^listen = .*/listen = "127.0.0.1:0"/' config/mediaforge.toml
 "$CARGO_TARGET_DIR/release/mediaforge" serve --config config/mediaforge.toml > "$work/serve.log" 2>&1 &
 pid=$!
@@ -22,7 +22,7 @@ until addr=$(sed -n 's/^mediaforge listening on //p' "$work/serve.log" | head -1
   kill -0 "$pid" 2>/dev/null || { cat "$work/serve.log"; exit 1; }
   sleep 0.1
 done
-until curl -sf "http://$addr/healthz" > /dev/null; do sleep 0.1; done
+until curl -sf "$addr/healthz" > /dev/null; do sleep 0.1; done
 ready=$(date +%s)
 echo "first run on $(nproc) cores: build $((built - start)) s, /healthz after $((ready - start)) s" \
   "($((ready - start)) s = $(((ready - start) / 60)) min $(((ready - start) % 60)) s)"

@@ -98,6 +98,8 @@ pub async fn run(
     metrics::count(metrics::SPLIT_RUNS);
     let account = resolved.account.name.as_str();
     let split_id = names::random_id(16);
+    // Phase times in the log: where a split's wall time goes, for operators tuning `[split]`.
+    let started = std::time::Instant::now();
     let work = Scratch::new(&state.scratch_dir).map_err(|e| AppError::Internal(e.into()))?;
     let output = built
         .parts
@@ -193,12 +195,14 @@ pub async fn run(
         made += 1;
     }
     state.wakers.jobs.notify_waiters();
+    let queued = started.elapsed();
 
     // Wait for the parts, encoding any still pending here.
     let parts = tokio::select! {
         parts = gather(state, &split_id, made, &progress) => parts?,
         () = keep_alive(state, &split_id) => unreachable!("keeps the parts alive until dropped"),
     };
+    let encoded = started.elapsed();
 
     // Stitch and check.
     let mut files = Vec::with_capacity(parts.len());
@@ -237,6 +241,15 @@ pub async fn run(
     tokio::fs::rename(&stitched, scratch.outputs().join(&name))
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
+    let secs = |d: Duration| (d.as_secs_f64() * 100.0).round() / 100.0;
+    tracing::info!(
+        split_id,
+        parts = parts.len(),
+        cut_and_queued_s = secs(queued),
+        encoded_s = secs(encoded - queued),
+        stitched_and_checked_s = secs(started.elapsed() - encoded),
+        "split encode stitched"
+    );
 
     progress.send_replace((video.duration() * 1e6) as u64);
     let measured = Measured {
@@ -271,6 +284,9 @@ async fn gather(
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
     let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.clamp(50, 250));
     loop {
+        // Any change to a part (here or on another instance, `jobs/worker.rs`) wakes this up:
+        // the stitch starts as the last part lands, not at the next poll.
+        let changed = state.wakers.jobs.notified();
         // The workers give back dead workers' segments too, but all of them may be busy.
         requeue(state, clock::now_ms()).await;
         let parts = state.db.parts_of(split_id).await?;
@@ -304,7 +320,10 @@ async fn gather(
             .await?
         {
             Some(part) => work(state, part, &token).await,
-            None => tokio::time::sleep(poll).await,
+            None => tokio::select! {
+                () = changed => {}
+                () = tokio::time::sleep(poll) => {}
+            },
         }
     }
 }
