@@ -102,17 +102,28 @@ async fn insert(state: &AppState, record: &FileRecord) -> AppResult<()> {
     }
 }
 
+/// How `store` treats the name and the account's storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storing {
+    /// A new file (an import, a legacy upload part): a taken name is refused, and the storage
+    /// limit checked here.
+    New,
+    /// A task's output: an earlier file of the name is replaced (re-running a task replaces
+    /// its outputs), and the caller checked the storage for all the run's outputs at once.
+    Output,
+}
+
 /// Stores bytes (an import, a legacy upload part, a task's output, a cached output) as `name`
-/// in `dir_id`: record first, then bytes, then the record turns ready with their hash. `replace` first deletes a
-/// file of that name (re-running a task replaces its earlier outputs).
+/// in `dir_id`: record first, then bytes, then the record turns ready (with their hash when it
+/// is known, a cached output's: the result cache hashes other files when it first needs to).
 pub async fn store(
     state: &AppState,
     dir_id: &str,
     name: &str,
     src: Bytes<'_>,
-    replace: bool,
+    how: Storing,
 ) -> AppResult<FileRecord> {
-    if replace {
+    if how == Storing::Output {
         delete(state, dir_id, name).await?;
     }
     let (bytes, sha256) = match &src {
@@ -121,11 +132,13 @@ pub async fn store(
                 .await
                 .map_err(anyhow::Error::from)?
                 .len(),
-            Some(sha256_of(path).await?),
+            None,
         ),
         Bytes::Object { size, sha256, .. } => (*size, sha256.map(str::to_string)),
     };
-    check_storage(state, dir_id, bytes).await?;
+    if how == Storing::New {
+        check_storage(state, dir_id, bytes).await?;
+    }
     let record = pending(dir_id, name);
     insert(state, &record).await?;
     let put = match src {

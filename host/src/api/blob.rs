@@ -113,7 +113,7 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
             .scratch_dir
             .join(format!("upload-{}", crate::names::random_id(24))),
     };
-    let (written, sha256) = match receive(req, &tmp, max).await {
+    let written = match receive(req, &tmp, max).await {
         Ok(received) => received,
         Err(e) => {
             let _ = tokio::fs::remove_file(&tmp).await;
@@ -131,12 +131,7 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
     stored?;
     let Some(_) = state
         .db
-        .mark_uploaded(
-            &grant.object,
-            written,
-            content_type.as_deref(),
-            Some(&sha256),
-        )
+        .mark_uploaded(&grant.object, written, content_type.as_deref(), None)
         .await?
     else {
         // Deleted while uploading: the bytes must not outlive the record.
@@ -159,12 +154,8 @@ enum Received {
 }
 
 /// Streams the body to `path`, stopping as soon as it passes `max` bytes; synced before return.
-/// Returns the bytes written and their SHA-256 (hex), taken as they pass.
-async fn receive(
-    req: &mut Request,
-    path: &std::path::Path,
-    max: u64,
-) -> Result<(u64, String), Received> {
+/// Returns the bytes written.
+async fn receive(req: &mut Request, path: &std::path::Path, max: u64) -> Result<u64, Received> {
     let mut spool = Spool::create(path).await.map_err(Received::Disk)?;
     let mut body = req.take_body();
     let mut received = 0u64;

@@ -89,7 +89,7 @@ async fn run(
             &dir.dir_id,
             &input.file,
             files::Bytes::Local(part.path()),
-            false,
+            files::Storing::New,
         )
         .await?;
         inputs.push(TaskInput {

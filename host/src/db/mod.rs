@@ -11,7 +11,7 @@ macro_rules! add_usage {
             input_bytes = (input_bytes OR 0) + $charge.input_bytes,
             output_bytes = (output_bytes OR 0) + $charge.output_bytes,
             time_sec = (time_sec OR 0.0) + $charge.time_sec,
-            gb_sec = (gb_sec OR 0.0) + $charge.gb_sec"
+            gb_sec = (gb_sec OR 0.0) + $charge.gb_sec RETURN NONE"
     };
 }
 
@@ -281,6 +281,8 @@ impl Db {
             .collect()
     }
 
+    /// A statement whose answer is not read. Writes run this way end in `RETURN NONE`, so
+    /// SurrealDB neither builds the written record back nor sends it.
     async fn exec(&self, sql: &str, vars: Value) -> DbResult<()> {
         self.query(sql, vars).await.map(drop)
     }
@@ -303,7 +305,7 @@ impl Db {
         }
         match self
             .exec(
-                "CREATE type::record('setting', $key) SET val = $val",
+                "CREATE type::record('setting', $key) SET val = $val RETURN NONE",
                 json!({ "key": key, "val": proposed }),
             )
             .await
@@ -353,7 +355,7 @@ impl Db {
 
     pub async fn create_directory(&self, dir: &Directory) -> DbResult<()> {
         self.exec(
-            "CREATE type::record('directory', $d.dir_id) CONTENT $d",
+            "CREATE type::record('directory', $d.dir_id) CONTENT $d RETURN NONE",
             json!({ "d": dir }),
         )
         .await
@@ -409,7 +411,7 @@ impl Db {
         self.write_files(dir_id, |db| async move {
             db.exec(
                 "BEGIN TRANSACTION;
-                 UPDATE file SET state = 'deleting' WHERE dir_id = $d;
+                 UPDATE file SET state = 'deleting' WHERE dir_id = $d RETURN NONE;
                  DELETE type::record('directory', $d);
                  COMMIT TRANSACTION;",
                 vars,
@@ -432,7 +434,7 @@ impl Db {
                  LET $live = (UPDATE type::record('directory', $f.dir_id) SET files_added_at = $now
                      WHERE expires_at > $now RETURN VALUE dir_id);
                  IF array::len($live) == 0 { THROW $gone };
-                 CREATE type::record('file', $f.object_id) CONTENT $f;
+                 CREATE type::record('file', $f.object_id) CONTENT $f RETURN NONE;
                  COMMIT TRANSACTION;",
                 vars,
             )
@@ -517,7 +519,7 @@ impl Db {
     /// Records the hash of a file's bytes, read when they were first staged.
     pub async fn set_file_hash(&self, object_id: &str, sha256: &str) -> DbResult<()> {
         self.exec(
-            "UPDATE type::record('file', $o) SET sha256 = $h",
+            "UPDATE type::record('file', $o) SET sha256 = $h RETURN NONE",
             json!({ "o": object_id, "h": sha256 }),
         )
         .await
@@ -615,10 +617,10 @@ impl Db {
                  LET $taken = $used + math::sum(SELECT VALUE bytes FROM quota_hold WHERE account = $a AND month = $m AND until > $now AND id != type::record('quota_hold', $id));
                  LET $held = $taken + $n <= $quota;
                  IF $held {
-                     UPSERT type::record('quota_hold', $id) SET account = $a, month = $m, bytes = $n, until = $until;
+                     UPSERT type::record('quota_hold', $id) SET account = $a, month = $m, bytes = $n, until = $until RETURN NONE;
                      UPSERT type::record('usage', [$a, $m]) SET account = $a, month = $m,
                          input_bytes = input_bytes OR 0, output_bytes = output_bytes OR 0,
-                         time_sec = time_sec OR 0.0, gb_sec = gb_sec OR 0.0, held_at = $now;
+                         time_sec = time_sec OR 0.0, gb_sec = gb_sec OR 0.0, held_at = $now RETURN NONE;
                  };
                  SELECT * FROM [{ taken: $taken, held: $held }];
                  COMMIT TRANSACTION;",
@@ -686,7 +688,7 @@ impl Db {
             out_bytes_per_s: mix(kept.out_bytes_per_s, run.out_bytes_per_s),
         };
         self.exec(
-            "UPSERT type::record('throughput', $k) CONTENT $t",
+            "UPSERT type::record('throughput', $k) CONTENT $t RETURN NONE",
             json!({ "k": kind, "t": next }),
         )
         .await

@@ -118,7 +118,16 @@ async fn fetch(
         )
         .await
     {
-        Ok(_) => files::store(state, dir_id, name, files::Bytes::Local(&tmp), false).await,
+        Ok(_) => {
+            files::store(
+                state,
+                dir_id,
+                name,
+                files::Bytes::Local(&tmp),
+                files::Storing::New,
+            )
+            .await
+        }
         Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
             shown,
             size,

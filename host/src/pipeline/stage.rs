@@ -109,8 +109,9 @@ async fn confine_lists(staged: &[StagedInput], lists: &[bool]) -> AppResult<()> 
     Ok(())
 }
 
-/// The content hash of every input, in order. One without a hash yet (an upload made straight
-/// to S3) is staged now and hashed from its staged copy, and the hash kept on its record.
+/// The content hash of every input, in order. One without a hash yet (uploads and outputs are
+/// hashed at their first cached use, not when stored) is staged now and hashed from its staged
+/// copy, and the hash kept on its record.
 pub async fn hashes(
     state: &AppState,
     inputs: &[Input],

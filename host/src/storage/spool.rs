@@ -1,21 +1,21 @@
-//! Bytes arriving over the network, written to a local file while they arrive: one thread
-//! writes, another hashes, and the disk is asked to start writing back as the file grows, so
-//! receiving, hashing, writing and syncing overlap instead of following one another. The file
-//! is synced before `finish` says it is whole. Chunks move by reference count, never copied on
-//! the way.
+//! Bytes arriving over the network, written to a local file while they arrive: a writer thread
+//! takes the chunks as they queue (several at a time, in one `writev`), and the disk is asked
+//! to start writing back as the file grows, so receiving, writing and syncing overlap instead of
+//! following one another. The file is synced before `finish` says it is whole. Chunks move by
+//! reference count, never copied on the way. No hash is taken here: the result cache hashes a
+//! file when it first needs to (`pipeline/stage.rs`), and most uploads never need it.
 
-use std::io::Write;
+use std::io::{IoSlice, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use bytes::Bytes;
-use sha2::Digest;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-/// Chunks in flight between the receiver and each thread (a few MiB at most): a slow disk
+/// Chunks in flight between the receiver and the writer (a few MiB at most): a slow disk
 /// slows the sender instead of filling memory.
-const IN_FLIGHT: usize = 32;
+const IN_FLIGHT: usize = 64;
 
 /// Written bytes after which their write-back is started, so the final sync has little left.
 const WRITE_BACK_EVERY: u64 = 8 << 20;
@@ -23,41 +23,34 @@ const WRITE_BACK_EVERY: u64 = 8 << 20;
 pub struct Spool {
     chunks: mpsc::Sender<Bytes>,
     writer: JoinHandle<std::io::Result<u64>>,
-    hasher: JoinHandle<String>,
 }
 
 impl Spool {
     pub async fn create(path: &Path) -> std::io::Result<Spool> {
         let mut file = tokio::fs::File::create(path).await?.into_std().await;
         let (chunks, mut rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
-        let (to_hash, mut hash_rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
-        let hasher = tokio::task::spawn_blocking(move || {
-            let mut hasher = sha2::Sha256::new();
-            while let Some(chunk) = hash_rx.blocking_recv() {
-                hasher.update(&chunk);
-            }
-            hex::encode(hasher.finalize())
-        });
         let writer = tokio::task::spawn_blocking(move || {
             let (mut written, mut flushed) = (0u64, 0u64);
+            let mut batch = Vec::with_capacity(IN_FLIGHT);
             while let Some(chunk) = rx.blocking_recv() {
-                file.write_all(&chunk)?;
-                written += chunk.len() as u64;
+                batch.push(chunk);
+                while batch.len() < IN_FLIGHT {
+                    match rx.try_recv() {
+                        Ok(chunk) => batch.push(chunk),
+                        Err(_) => break,
+                    }
+                }
+                written += write_all(&mut file, &batch)?;
+                batch.clear();
                 if written - flushed >= WRITE_BACK_EVERY {
                     write_back(&file, flushed, written - flushed);
                     flushed = written;
                 }
-                // The hasher only stops when this side drops its sender.
-                let _ = to_hash.blocking_send(chunk);
             }
             file.sync_all()?;
             Ok(written)
         });
-        Ok(Spool {
-            chunks,
-            writer,
-            hasher,
-        })
+        Ok(Spool { chunks, writer })
     }
 
     /// Queues `chunk`; an error is the writer's (a full disk, say).
@@ -72,14 +65,27 @@ impl Spool {
         }
     }
 
-    /// Waits for every chunk to be written, hashed and synced: the bytes written and their
-    /// SHA-256 (hex).
-    pub async fn finish(self) -> std::io::Result<(u64, String)> {
+    /// Waits for every chunk to be written and synced: the bytes written.
+    pub async fn finish(self) -> std::io::Result<u64> {
         drop(self.chunks);
-        let written = self.writer.await.map_err(std::io::Error::other)??;
-        let sha256 = self.hasher.await.map_err(std::io::Error::other)?;
-        Ok((written, sha256))
+        self.writer.await.map_err(std::io::Error::other)?
     }
+}
+
+/// Writes every chunk of `batch`, in as few system calls as the kernel allows.
+fn write_all(file: &mut std::fs::File, batch: &[Bytes]) -> std::io::Result<u64> {
+    let total: usize = batch.iter().map(Bytes::len).sum();
+    let mut slices: Vec<IoSlice<'_>> = batch.iter().map(|c| IoSlice::new(c)).collect();
+    let mut slices = &mut slices[..];
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total as u64)
 }
 
 /// Starts writing `len` bytes at `offset` back to the disk without waiting for them (Linux's
