@@ -83,11 +83,14 @@ bench: build
 
 ## bench-split: two instances pinned to one core each (taskset) splitting a 60 s 720p encode,
 ## against one ffmpeg pinned to one core; prints the ratio and the stitch checks
-## (the release server, as deployed; the test harness around it is the debug one)
+## (the release server and a release SurrealDB server, as deployed; the first run builds the
+## latter, about as long as the host's release build; the test harness is the debug one)
 bench-split: packages plugins test-servers host
 	@command -v taskset >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq util-linux >/dev/null)
 	cargo build --workspace --bins
-	MEDIAFORGE_TEST_BIN=$(CARGO_TARGET_DIR)/release/mediaforge MEDIAFORGE_TEST_WASM=$(WASM_OUT) \
+	cargo build --release -p mediaforge-test-surreal
+	MEDIAFORGE_TEST_BIN=$(CARGO_TARGET_DIR)/release/mediaforge MEDIAFORGE_TEST_SURREAL=$(CARGO_TARGET_DIR)/release/surreal \
+	  MEDIAFORGE_TEST_WASM=$(WASM_OUT) \
 	  cargo test --test api split::bench_split -- --ignored --nocapture 2>&1 | grep -E "^(split encode|  )"
 
 fmt:
