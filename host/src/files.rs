@@ -2,12 +2,13 @@
 //! every write keeps the crash-safety rule of `sweeper.rs`: a record exists (pending) before
 //! its bytes, and turns `deleting` (invisible) before they go.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::app::AppState;
 use crate::clock;
 use crate::config::Plan;
-use crate::db::{DbError, FileRecord, FileState};
+use crate::db::{Account, DbError, FileRecord, FileState};
 use crate::error::{AppError, AppResult};
 use crate::names;
 use crate::storage::attachment::guess_type;
@@ -39,6 +40,21 @@ pub enum Bytes<'a> {
     },
 }
 
+/// Hashes a stored file's bytes at `path` after the request that stored them has its answer,
+/// and keeps the hash on the record: the upload runs at disk speed, and the first cached task
+/// on the file usually finds its hash ready (`pipeline/stage.rs` takes it itself otherwise).
+pub fn hash_later(state: &Arc<AppState>, object_id: &str, path: PathBuf) {
+    let (state, object_id) = (state.clone(), object_id.to_string());
+    tokio::spawn(async move {
+        // A file deleted meanwhile has nothing left to hash.
+        if let Ok(hash) = sha256_of(&path).await
+            && let Err(e) = state.db.set_file_hash(&object_id, &hash).await
+        {
+            tracing::warn!(object_id, "keeping an upload's hash: {e}");
+        }
+    });
+}
+
 /// SHA-256 (hex) of a local file, read once in 1 MiB blocks off the async threads.
 pub async fn sha256_of(path: &Path) -> AppResult<String> {
     use sha2::Digest;
@@ -64,15 +80,29 @@ pub async fn sha256_of(path: &Path) -> AppResult<String> {
 
 /// Refuses (403) when `adding` more bytes to `dir_id` would take its account past its plan's
 /// `max_storage_gb` (bytes in live directories); a new file record (size still unknown) needs
-/// the account to be under the limit.
-pub async fn check_storage(state: &AppState, dir_id: &str, adding: u64) -> AppResult<()> {
+/// the account to be under the limit. `owner` is the directory's account when the caller has
+/// it (a request's, a task's), which saves reading it again.
+pub async fn check_storage(
+    state: &AppState,
+    dir_id: &str,
+    adding: u64,
+    owner: Option<&Account>,
+) -> AppResult<()> {
     let Some(dir) = state.db.directory(dir_id, clock::now_ms()).await? else {
         return Err(AppError::DirectoryNotFound);
     };
-    let Some(account) = state.db.account(&dir.account).await? else {
-        return Ok(());
+    let read;
+    let account = match owner {
+        Some(account) => account,
+        None => match state.db.account(&dir.account).await? {
+            Some(account) => {
+                read = account;
+                &read
+            }
+            None => return Ok(()),
+        },
     };
-    let Some(limit) = state.plan_of(&account)?.1.max_storage_bytes() else {
+    let Some(limit) = state.plan_of(account)?.1.max_storage_bytes() else {
         return Ok(());
     };
     let used = state
@@ -85,10 +115,10 @@ pub async fn check_storage(state: &AppState, dir_id: &str, adding: u64) -> AppRe
     Ok(())
 }
 
-/// Creates a record, 409 when the name is taken, 404 when the directory is no longer live,
-/// 403 when the account is at its storage limit.
-pub async fn create(state: &AppState, record: &FileRecord) -> AppResult<()> {
-    check_storage(state, &record.dir_id, 0).await?;
+/// Creates a record in a directory of `owner`, 409 when the name is taken, 404 when the
+/// directory is no longer live, 403 when the account is at its storage limit.
+pub async fn create(state: &AppState, owner: &Account, record: &FileRecord) -> AppResult<()> {
+    check_storage(state, &record.dir_id, 0, Some(owner)).await?;
     insert(state, record).await
 }
 
@@ -103,11 +133,11 @@ async fn insert(state: &AppState, record: &FileRecord) -> AppResult<()> {
 }
 
 /// How `store` treats the name and the account's storage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Storing {
-    /// A new file (an import, a legacy upload part): a taken name is refused, and the storage
-    /// limit checked here.
-    New,
+#[derive(Debug, Clone, Copy)]
+pub enum Storing<'a> {
+    /// A new file (an import, a legacy upload part) in a directory of this account: a taken
+    /// name is refused, and the storage limit checked here.
+    New(&'a Account),
     /// A task's output: an earlier file of the name is replaced (re-running a task replaces
     /// its outputs), and the caller checked the storage for all the run's outputs at once.
     Output,
@@ -121,9 +151,9 @@ pub async fn store(
     dir_id: &str,
     name: &str,
     src: Bytes<'_>,
-    how: Storing,
+    how: Storing<'_>,
 ) -> AppResult<FileRecord> {
-    if how == Storing::Output {
+    if matches!(how, Storing::Output) {
         delete(state, dir_id, name).await?;
     }
     let (bytes, sha256) = match &src {
@@ -136,8 +166,8 @@ pub async fn store(
         ),
         Bytes::Object { size, sha256, .. } => (*size, sha256.map(str::to_string)),
     };
-    if how == Storing::New {
-        check_storage(state, dir_id, bytes).await?;
+    if let Storing::New(owner) = how {
+        check_storage(state, dir_id, bytes, Some(owner)).await?;
     }
     let record = pending(dir_id, name);
     insert(state, &record).await?;
@@ -215,7 +245,7 @@ pub async fn adopt(
             max_file_size_mb,
         ));
     }
-    if let Err(e) = check_storage(state, &file.dir_id, size).await {
+    if let Err(e) = check_storage(state, &file.dir_id, size, None).await {
         delete(state, &file.dir_id, &file.file_name).await?;
         return Err(e);
     }

@@ -138,6 +138,11 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
         let _ = state.store.delete(&grant.object).await;
         return Err(AppError::FileMissing);
     };
+    // In the local store the bytes stay on this disk, so they are hashed from there; a bucket's
+    // are hashed by the first cached task that stages them.
+    if let Some(local) = &state.local {
+        crate::files::hash_later(&state, &grant.object, local.object_path(&grant.object));
+    }
     Ok(Json(Uploaded {
         ok: true,
         file_path: format!("{}/{}", file.dir_id, file.file_name),

@@ -58,7 +58,7 @@ pub async fn create_upload(
         return Err(AppError::FileExists(file_name));
     }
     let record = files::pending(&dir.dir_id, &file_name);
-    files::create(state, &record).await?;
+    files::create(state, account, &record).await?;
     let (_, plan) = state.plan_of(account)?;
     let ttl = state.cfg.storage.upload_url_ttl_s;
     let upload = state

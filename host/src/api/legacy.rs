@@ -89,7 +89,7 @@ async fn run(
             &dir.dir_id,
             &input.file,
             files::Bytes::Local(part.path()),
-            files::Storing::New,
+            files::Storing::New(&account),
         )
         .await?;
         inputs.push(TaskInput {

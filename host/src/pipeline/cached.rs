@@ -148,18 +148,19 @@ async fn hit(
     let Some(entry) = cache::lookup(state, key).await? else {
         return Ok(None);
     };
-    let outputs = match register::cached(state, dir, &resolved.inputs, &entry).await {
-        Ok(outputs) => outputs,
-        Err(AppError::Internal(e)) => {
-            // Its objects are unreadable (evicted under it, say): run instead.
-            tracing::warn!("cache entry unusable, running the task: {e:#}");
-            if let Err(e) = cache::remove(state, key).await {
-                tracing::warn!("removing a cache entry: {e:#}");
+    let outputs =
+        match register::cached(state, &resolved.account, dir, &resolved.inputs, &entry).await {
+            Ok(outputs) => outputs,
+            Err(AppError::Internal(e)) => {
+                // Its objects are unreadable (evicted under it, say): run instead.
+                tracing::warn!("cache entry unusable, running the task: {e:#}");
+                if let Err(e) = cache::remove(state, key).await {
+                    tracing::warn!("removing a cache entry: {e:#}");
+                }
+                return Ok(None);
             }
-            return Ok(None);
-        }
-        Err(e) => return Err(e),
-    };
+            Err(e) => return Err(e),
+        };
     metrics::count(metrics::CACHE_HITS);
     let input_bytes = resolved.stored_bytes();
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();

@@ -124,7 +124,7 @@ async fn fetch(
                 dir_id,
                 name,
                 files::Bytes::Local(&tmp),
-                files::Storing::New,
+                files::Storing::New(account),
             )
             .await
         }

@@ -266,8 +266,14 @@ async fn register_run(
     m: Measured,
     shown: Vec<String>,
 ) -> AppResult<Completed> {
-    let outputs =
-        register::outputs(state, output_dir, &resolved.inputs, &scratch.outputs()).await?;
+    let outputs = register::outputs(
+        state,
+        &resolved.account,
+        output_dir,
+        &resolved.inputs,
+        &scratch.outputs(),
+    )
+    .await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     estimate::record(state, &resolved.task, m.media_s, m.elapsed, output_bytes);
     let usage = Usage::new(m.elapsed.as_secs_f64(), m.input_bytes, output_bytes);

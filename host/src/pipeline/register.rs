@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::resolve::{Input, InputFile};
 use crate::app::AppState;
-use crate::db::{CacheEntry, Directory, StoredOutput};
+use crate::db::{Account, CacheEntry, Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
 use crate::files::{self, Bytes, Storing};
 use crate::names;
@@ -17,6 +17,7 @@ use crate::names;
 /// The files ffmpeg wrote into `out`.
 pub async fn outputs(
     state: &AppState,
+    owner: &Account,
     dir: &Directory,
     inputs: &[Input],
     out: &Path,
@@ -33,12 +34,13 @@ pub async fn outputs(
             .len();
         sized.push((name.clone(), Bytes::Local(path), size));
     }
-    register(state, dir, inputs, sized).await
+    register(state, owner, dir, inputs, sized).await
 }
 
 /// The outputs of a cached run, copied from the entry's own objects (never re-encoded).
 pub async fn cached(
     state: &AppState,
+    owner: &Account,
     dir: &Directory,
     inputs: &[Input],
     entry: &CacheEntry,
@@ -55,11 +57,12 @@ pub async fn cached(
             (o.file_name.clone(), bytes, o.size)
         })
         .collect();
-    register(state, dir, inputs, items).await
+    register(state, owner, dir, inputs, items).await
 }
 
 async fn register(
     state: &AppState,
+    owner: &Account,
     dir: &Directory,
     inputs: &[Input],
     items: Vec<(String, Bytes<'_>, u64)>,
@@ -73,7 +76,7 @@ async fn register(
         }
     }
     let bytes = items.iter().map(|(_, _, size)| size).sum();
-    files::check_storage(state, &dir.dir_id, bytes)
+    files::check_storage(state, &dir.dir_id, bytes, Some(owner))
         .await
         .map_err(expired)?;
     let mut result = Vec::with_capacity(items.len());

@@ -2,8 +2,8 @@
 //! takes the chunks as they queue, and the disk is asked to start writing back as the file
 //! grows, so receiving, writing and syncing overlap instead of following one another. The file
 //! is synced before `finish` says it is whole. Chunks move by reference count, never copied on
-//! the way. No hash is taken here: the result cache hashes a file when it first needs to
-//! (`pipeline/stage.rs`), and most uploads never need it.
+//! the way. No hash is taken here: it would hold the answer up (`files::hash_later` takes it
+//! after).
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
