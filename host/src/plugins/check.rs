@@ -83,12 +83,12 @@ pub(super) async fn link(
     let linker = linker_for(engine, world, version).map_err(|e| Unfit::Mismatch(e.to_string()))?;
     let pre = linker.instantiate_pre(component).map_err(unfit)?;
     let linked = Linked::new(world, version, pre).map_err(unfit)?;
-    let mut store = host.store(world, config_json.clone(), None);
-    within(budget, linked.instantiate(&mut store))
+    // One instance for both: the check that types it, and the config check that runs in it.
+    let mut store = host.store(world, config_json, None);
+    let instance = within(budget, linked.instantiate(&mut store))
         .await
         .map_err(unfit)?;
-    let mut store = host.store(world, config_json, None);
-    let verdict = within(budget, linked.check_config(&mut store))
+    let verdict = within(budget, linked.check_config(&mut store, &instance))
         .await
         .map_err(|e| Unfit::Config(format!("its check-config failed: {}", first_line(&e))))?;
     if let Some(Err(why)) = verdict {

@@ -8,9 +8,9 @@
 //! and `check_config`.
 
 /// A component type of one version: its pre-instantiated form, instantiated once to check
-/// its types, asked about its config (`check_config` of the invoking file).
+/// its types, and that instance asked about its config (`check_config` of the invoking file).
 macro_rules! component {
-    ($name:ident, $pre:ty, $doc:literal) => {
+    ($name:ident, $pre:ty, $world:ty, $doc:literal) => {
         #[doc = $doc]
         pub struct $name($pre);
 
@@ -19,15 +19,22 @@ macro_rules! component {
                 Ok($name(<$pre>::new(pre)?))
             }
 
-            pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
-                self.0.instantiate_async(store).await.map(drop)
+            /// An instance whose exports were found and type-checked as this version has them.
+            pub async fn instantiate(
+                &self,
+                store: &mut Store<State>,
+            ) -> wasmtime::Result<wasmtime::component::Instance> {
+                let instance = self.0.instance_pre().instantiate_async(&mut *store).await?;
+                <$world>::new(&mut *store, &instance)?;
+                Ok(instance)
             }
 
             pub async fn check_config(
                 &self,
                 store: &mut Store<State>,
+                instance: &wasmtime::component::Instance,
             ) -> wasmtime::Result<Option<Result<(), String>>> {
-                check_config(self.0.instance_pre(), store).await
+                check_config(self.0.instance_pre(), instance, store).await
             }
         }
     };
@@ -76,6 +83,7 @@ macro_rules! adapter {
         component!(
             Builder,
             bindings::builder::CommandBuilderPre<State>,
+            bindings::builder::CommandBuilder,
             "A command-builder component of this version."
         );
 
@@ -128,6 +136,7 @@ macro_rules! adapter {
         component!(
             Translator,
             bindings::translator::TranslatorPre<State>,
+            bindings::translator::Translator,
             "A translator component of this version."
         );
 
@@ -165,6 +174,7 @@ macro_rules! adapter {
         component!(
             Formatter,
             bindings::formatter::WebhookFormatterPre<State>,
+            bindings::formatter::WebhookFormatter,
             "A webhook-formatter component of this version."
         );
 

@@ -79,8 +79,12 @@ impl Linked {
         })
     }
 
-    /// Instantiates the component once, which type-checks every export it is called through.
-    pub async fn instantiate(&self, store: &mut Store<State>) -> wasmtime::Result<()> {
+    /// Instantiates the component once, which type-checks every export it is called through;
+    /// `check_config` asks that same instance.
+    pub async fn instantiate(
+        &self,
+        store: &mut Store<State>,
+    ) -> wasmtime::Result<wasmtime::component::Instance> {
         match self {
             Linked::Builder(Builder::V0_1_0(b)) => b.instantiate(store).await,
             Linked::Builder(Builder::V0_2_0(b)) => b.instantiate(store).await,
@@ -96,14 +100,15 @@ impl Linked {
     pub async fn check_config(
         &self,
         store: &mut Store<State>,
+        instance: &wasmtime::component::Instance,
     ) -> wasmtime::Result<Option<Result<(), String>>> {
         match self {
-            Linked::Builder(Builder::V0_1_0(b)) => b.check_config(store).await,
-            Linked::Builder(Builder::V0_2_0(b)) => b.check_config(store).await,
-            Linked::Translator(Translator::V0_1_0(t)) => t.check_config(store).await,
-            Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store).await,
-            Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store).await,
-            Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store).await,
+            Linked::Builder(Builder::V0_1_0(b)) => b.check_config(store, instance).await,
+            Linked::Builder(Builder::V0_2_0(b)) => b.check_config(store, instance).await,
+            Linked::Translator(Translator::V0_1_0(t)) => t.check_config(store, instance).await,
+            Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store, instance).await,
+            Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store, instance).await,
+            Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store, instance).await,
         }
     }
 }

@@ -76,6 +76,7 @@ adapter!();
 /// 0.1.0 has no `configure`: such a component cannot say whether its config will do.
 async fn check_config(
     _pre: &InstancePre<State>,
+    _instance: &wasmtime::component::Instance,
     _store: &mut Store<State>,
 ) -> wasmtime::Result<Option<Result<(), String>>> {
     Ok(None)

@@ -102,9 +102,11 @@ pub fn export(world: World) -> &'static str {
 
 adapter!();
 
-/// Calls the component's `check-config` in a fresh instance: `None` when it has none.
+/// Calls the component's `check-config` on `instance` (the one that type-checked it): `None`
+/// when it has none.
 pub async fn check_config(
     pre: &InstancePre<State>,
+    instance: &wasmtime::component::Instance,
     store: &mut Store<State>,
 ) -> wasmtime::Result<Option<Result<(), String>>> {
     let component = pre.component();
@@ -114,7 +116,6 @@ pub async fn check_config(
     else {
         return Ok(None);
     };
-    let instance = pre.instantiate_async(&mut *store).await?;
     let check = instance.get_typed_func::<(), (Result<(), String>,)>(&mut *store, &func)?;
     let (answer,) = check.call_async(&mut *store, ()).await?;
     Ok(Some(answer))
