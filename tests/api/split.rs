@@ -269,6 +269,16 @@ async fn a_segment_whose_instance_is_killed_is_taken_again_and_the_task_complete
     let _ = std::fs::remove_dir_all(dir_b);
 }
 
+/// A process's own CPU seconds so far, without its children's (`/proc/PID/stat`).
+fn cpu_s(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the parenthesised command name, from the third: utime and stime are 14, 15.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<f64> = rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect();
+    let user_hz = 100.0;
+    (f[11] + f[12]) / user_hz
+}
+
 /// Pins every thread of `pid` (and so every process it starts later) to `core`.
 fn pin(pid: u32, core: usize) {
     let ok = std::process::Command::new("taskset")
@@ -339,6 +349,8 @@ async fn bench_split() {
     let input = a.upload_file(ALICE, None, clip).await;
     let task = json!({"inputs": [{"file_path": input}],
                       "outputs": [{"file": "split.mp4", "options": options}]});
+    let pids = [a.pid(), b.pid(), db.server.pid(), s3.server.pid()];
+    let cpu_before = pids.map(cpu_s);
     let started = Instant::now();
     let (status, split) = a
         .post(
@@ -348,6 +360,8 @@ async fn bench_split() {
         )
         .await;
     let two_instances = started.elapsed().as_secs_f64();
+    let cpu_after = pids.map(cpu_s);
+    let cpu: Vec<f64> = (0..4).map(|i| cpu_after[i] - cpu_before[i]).collect();
     assert_eq!(status, 200, "{split}");
     let (on_a, on_b) = (counter(&a, PARTS).await, counter(&b, PARTS).await);
 
@@ -396,6 +410,11 @@ async fn bench_split() {
         })
         .unwrap_or_default();
     println!("  phases                         {phases}");
+    // What the service's own processes took from the two cores beside the encodes.
+    println!(
+        "  CPU beside ffmpeg              A {:.2} s, B {:.2} s, SurrealDB {:.2} s, S3 {:.2} s",
+        cpu[0], cpu[1], cpu[2], cpu[3]
+    );
     if std::env::var_os("SPLIT_BENCH_LOG").is_some() {
         println!("  A:\n{}\n  B:\n{}", a.log(), b.log());
     }

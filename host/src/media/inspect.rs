@@ -24,10 +24,36 @@ static SEEN: LazyLock<Mutex<HashMap<String, Value>>> = LazyLock::new(Default::de
 /// ffprobe's `format` and `streams` for a stored file; `None` when it cannot be read.
 /// `account` is whose process slot the run takes.
 pub async fn inspect(state: &AppState, account: &str, file: &FileRecord) -> Option<Value> {
-    if let Some(facts) = SEEN.lock().expect("inspect lock").get(&file.object_id) {
-        return Some(facts.clone());
+    if let Some(facts) = kept(file) {
+        return Some(facts);
     }
-    let facts = read(state, account, file).await?;
+    let scratch = Scratch::new(&state.scratch_dir).ok()?;
+    let path = scratch.inputs().join("file");
+    state.store.stage(&file.object_id, &path).await.ok()?;
+    keep(file, probe(state, account, &path).await?)
+}
+
+/// As `inspect`, reading the copy a run has already staged at `path` instead of staging another.
+pub async fn inspect_staged(
+    state: &AppState,
+    account: &str,
+    file: &FileRecord,
+    path: &Path,
+) -> Option<Value> {
+    if let Some(facts) = kept(file) {
+        return Some(facts);
+    }
+    keep(file, probe(state, account, path).await?)
+}
+
+fn kept(file: &FileRecord) -> Option<Value> {
+    SEEN.lock()
+        .expect("inspect lock")
+        .get(&file.object_id)
+        .cloned()
+}
+
+fn keep(file: &FileRecord, facts: Value) -> Option<Value> {
     let mut seen = SEEN.lock().expect("inspect lock");
     if seen.len() >= KEPT {
         seen.clear();
@@ -36,15 +62,12 @@ pub async fn inspect(state: &AppState, account: &str, file: &FileRecord) -> Opti
     Some(facts)
 }
 
-async fn read(state: &AppState, account: &str, file: &FileRecord) -> Option<Value> {
-    let scratch = Scratch::new(&state.scratch_dir).ok()?;
-    let path = scratch.inputs().join("file");
-    state.store.stage(&file.object_id, &path).await.ok()?;
+async fn probe(state: &AppState, account: &str, path: &Path) -> Option<Value> {
     let args = ["-show_format", "-show_streams", "-of", "json"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let stdout = ffprobe(state, account, &path, args).await?;
+    let stdout = ffprobe(state, account, path, args).await?;
     serde_json::from_slice(&stdout).ok()
 }
 

@@ -3,10 +3,10 @@
 //! say `"split": false`, and the input lasts at least `split.min_duration_s`:
 //!
 //! ```text
-//! cut (stream copy at the keyframes nearest each split.segment_s)   commands.rs
-//!   → one part per segment in the shared queue, and one for the audio (encoded once over
-//!     the whole input); any worker of any instance takes them (this
-//!     coordinator too, while it waits)                               part.rs, db/parts.rs
+//! one part for the audio (encoded once over the whole input), queued first
+//!   → cut (stream copy at the keyframes nearest each split.segment_s)  commands.rs
+//!   → one part per segment in the shared queue; any worker of any instance takes them
+//!     (this coordinator too, while it waits)                         part.rs, db/parts.rs
 //!   → mux (concat demuxer, -c copy) → check (frames, duration, timestamps, A/V)
 //!                                                                    verify.rs, facts.rs
 //! ```
@@ -68,7 +68,7 @@ pub async fn plan(
         return Ok(None);
     };
     let account = &resolved.account.name;
-    let duration = inspect::inspect(state, account, file)
+    let duration = inspect::inspect_staged(state, account, file, Path::new(&at.path))
         .await
         .and_then(|f| inspect::duration_of(&f));
     if duration.is_none_or(|d| d < cfg.min_duration_s) {
@@ -118,18 +118,6 @@ pub async fn run(
         split_id: split_id.clone(),
     };
 
-    // Cut, and hand each segment to the queue, then the audio: every worker takes them.
-    let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
-    let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
-    let segments: Vec<_> = super::register::produced(&scratch.outputs())
-        .await?
-        .into_iter()
-        .map(|(_, path)| path)
-        .collect();
-    let video = plan.input.video.as_ref().expect("planned on video");
-    let mut starts = vec![0.0];
-    starts.extend(&plan.cuts);
-    starts.push(video.duration());
     let part = |index: usize, input_object: String, input_ext: &str, args, output_name| Part {
         part_id: format!("split-{split_id}-{index}"),
         split_id: split_id.clone(),
@@ -156,7 +144,44 @@ pub async fn run(
         "" => stem,
         ext => format!("{stem}.{ext}"),
     };
-    let mut made = segments.len();
+    // The audio, encoded once over the whole input (per-segment audio drifts) and read from the
+    // stored input, is queued first: it needs no cut, so a worker encodes it while this one cuts.
+    let mut made = 0;
+    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
+    if let (true, Some(InputFile::Stored(file))) =
+        (with_audio, resolved.inputs.first().map(|i| &i.file))
+    {
+        let input_ext = Path::new(input_path)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        let args = commands::audio_args(&output.args);
+        let mut row = part(
+            0,
+            file.object_id.clone(),
+            input_ext,
+            args,
+            named("audio".into()),
+        );
+        row.part_id = format!("split-{split_id}-audio");
+        row.audio = true;
+        state.db.create_part(&row).await?;
+        state.wakers.jobs.notify_waiters();
+        made += 1;
+    }
+
+    // Cut, and hand each segment to the queue: every worker takes them.
+    let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
+    let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
+    let segments: Vec<_> = super::register::produced(&scratch.outputs())
+        .await?
+        .into_iter()
+        .map(|(_, path)| path)
+        .collect();
+    let video = plan.input.video.as_ref().expect("planned on video");
+    let mut starts = vec![0.0];
+    starts.extend(&plan.cuts);
+    starts.push(video.duration());
     for (index, segment) in segments.iter().enumerate() {
         let input_object = format!("split-{split_id}-{index}-cut");
         state.store.put_file(&input_object, segment).await?;
@@ -171,28 +196,8 @@ pub async fn run(
         row.media_s =
             (starts.get(index + 1).unwrap_or(&0.0) - starts.get(index).unwrap_or(&0.0)).max(0.0);
         state.db.create_part(&row).await?;
-        let _ = tokio::fs::remove_file(segment).await;
-    }
-    // Encoded once over the whole input (per-segment audio drifts), read from the stored input.
-    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
-    if let (true, Some(InputFile::Stored(file))) =
-        (with_audio, resolved.inputs.first().map(|i| &i.file))
-    {
-        let input_ext = Path::new(input_path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
-        let args = commands::audio_args(&output.args);
-        let mut row = part(
-            segments.len(),
-            file.object_id.clone(),
-            input_ext,
-            args,
-            named("audio".into()),
-        );
-        row.audio = true;
-        state.db.create_part(&row).await?;
         made += 1;
+        let _ = tokio::fs::remove_file(segment).await;
     }
     state.wakers.jobs.notify_waiters();
     let queued = started.elapsed();
@@ -204,13 +209,17 @@ pub async fn run(
     };
     let encoded = started.elapsed();
 
-    // Stitch and check.
+    // Stitch and check, the parts fetched at once (the other workers are idle meanwhile).
+    let inputs = work.inputs();
+    futures_util::future::try_join_all(parts.iter().map(|p| {
+        let (object, at) = (p.output_object.as_deref(), inputs.join(&p.output_name));
+        async move { state.store.stage(object.unwrap_or_default(), &at).await }
+    }))
+    .await?;
     let mut files = Vec::with_capacity(parts.len());
     let mut audio = None;
     for p in &parts {
-        let object = p.output_object.as_deref().unwrap_or_default();
-        let at = work.inputs().join(&p.output_name);
-        state.store.stage(object, &at).await?;
+        let at = inputs.join(&p.output_name);
         elapsed += Duration::from_secs_f64(p.elapsed_s.max(0.0));
         if p.audio {
             audio = Some(at.to_string_lossy().into_owned());
@@ -340,9 +349,10 @@ fn alive_ms(state: &AppState) -> i64 {
     (state.cfg.jobs.lease_s * 3000) as i64
 }
 
-/// The coordinator's heartbeat on its parts; never returns.
+/// The coordinator's heartbeat on its parts, three per `alive_ms`; never returns. Not more:
+/// each beat writes every part, and each write wakes every instance's live query.
 async fn keep_alive(state: &AppState, split_id: &str) {
-    let every = Duration::from_millis((state.cfg.jobs.lease_s * 1000 / 3).clamp(200, 1000));
+    let every = Duration::from_millis((alive_ms(state) as u64 / 3).max(200));
     loop {
         tokio::time::sleep(every).await;
         if let Err(e) = state
