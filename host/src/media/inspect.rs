@@ -30,7 +30,7 @@ pub async fn inspect(state: &AppState, account: &str, file: &FileRecord) -> Opti
     let scratch = Scratch::new(&state.scratch_dir).ok()?;
     let path = scratch.inputs().join("file");
     state.store.stage(&file.object_id, &path).await.ok()?;
-    keep(file, probe(state, account, &path).await?)
+    inspect_staged(state, account, file, &path).await
 }
 
 /// As `inspect`, reading the copy a run has already staged at `path` instead of staging another.
@@ -43,7 +43,13 @@ pub async fn inspect_staged(
     if let Some(facts) = kept(file) {
         return Some(facts);
     }
-    keep(file, probe(state, account, path).await?)
+    let facts = probe(state, account, path).await?;
+    let mut seen = SEEN.lock().expect("inspect lock");
+    if seen.len() >= KEPT {
+        seen.clear();
+    }
+    seen.insert(file.object_id.clone(), facts.clone());
+    Some(facts)
 }
 
 fn kept(file: &FileRecord) -> Option<Value> {
@@ -51,15 +57,6 @@ fn kept(file: &FileRecord) -> Option<Value> {
         .expect("inspect lock")
         .get(&file.object_id)
         .cloned()
-}
-
-fn keep(file: &FileRecord, facts: Value) -> Option<Value> {
-    let mut seen = SEEN.lock().expect("inspect lock");
-    if seen.len() >= KEPT {
-        seen.clear();
-    }
-    seen.insert(file.object_id.clone(), facts.clone());
-    Some(facts)
 }
 
 async fn probe(state: &AppState, account: &str, path: &Path) -> Option<Value> {
