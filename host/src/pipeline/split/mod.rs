@@ -24,6 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::TryStreamExt;
 use tokio::sync::watch;
 
 use super::build::Built;
@@ -42,6 +43,9 @@ pub use part::work;
 
 /// A segment whose worker died this many times fails the task (as a job's does).
 const MAX_ATTEMPTS: u32 = 3;
+
+/// Parts the stitch fetches from the store at once.
+const STAGED_AT_ONCE: usize = 8;
 
 /// How a split encode will cut its input.
 pub struct Plan {
@@ -209,13 +213,15 @@ pub async fn run(
     };
     let encoded = started.elapsed();
 
-    // Stitch and check, the parts fetched at once (the other workers are idle meanwhile).
+    // Stitch and check, a few parts fetched at a time (the other workers are idle meanwhile;
+    // a long input has hundreds of parts, not worth as many connections).
     let inputs = work.inputs();
-    futures_util::future::try_join_all(parts.iter().map(|p| {
-        let (object, at) = (p.output_object.as_deref(), inputs.join(&p.output_name));
-        async move { state.store.stage(object.unwrap_or_default(), &at).await }
-    }))
-    .await?;
+    futures_util::stream::iter(parts.iter().map(Ok::<_, anyhow::Error>))
+        .try_for_each_concurrent(STAGED_AT_ONCE, |p| {
+            let (object, at) = (p.output_object.as_deref(), inputs.join(&p.output_name));
+            async move { state.store.stage(object.unwrap_or_default(), &at).await }
+        })
+        .await?;
     let mut files = Vec::with_capacity(parts.len());
     let mut audio = None;
     for p in &parts {
