@@ -86,6 +86,7 @@ fn flag<'a>(flags: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
 }
 
 fn serve(config: Option<PathBuf>) -> ExitCode {
+    keep_freed_memory();
     init_tracing();
     let given = config.is_some();
     let path = config.unwrap_or_else(|| PathBuf::from("config/mediaforge.toml"));
@@ -106,6 +107,23 @@ fn serve(config: Option<PathBuf>) -> ExitCode {
             eprintln!("mediaforge: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// glibc's malloc hands a freed block back to the kernel once the heap's free top passes a
+/// threshold that adapts to the largest block freed (about twice it), and maps blocks above
+/// another adaptive threshold one by one. An upload's body arrives as ~400 KB buffers that the
+/// spool's writer frees (`storage/spool.rs`), so the heap was trimmed and grown again for every
+/// few buffers: each new buffer's pages were faulted in and zeroed again, about a tenth of the
+/// server's CPU during an upload. Fixed thresholds keep up to 32 MiB of free heap per arena
+/// for reuse (the spool holds at most about 25 MiB in flight) and map only blocks above
+/// 1 MiB: a 256 MB upload went from 0.17 to 0.145 s (`make bench upload`, medians).
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; it is called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
 
