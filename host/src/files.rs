@@ -29,7 +29,7 @@ pub fn pending(dir_id: &str, name: &str) -> FileRecord {
 
 /// Where the bytes of a file being stored come from.
 pub enum Bytes<'a> {
-    /// A local file (an import, an upload part, a task's output); it may be moved away.
+    /// A local file (a task's output), moved into the store.
     Local(&'a Path),
     /// An object of the store (a cached output), copied without passing through this process;
     /// its size and hash are known.
@@ -132,56 +132,25 @@ async fn insert(state: &AppState, record: &FileRecord) -> AppResult<()> {
     }
 }
 
-/// How `store` treats the name and the account's storage.
-#[derive(Debug, Clone, Copy)]
-pub enum Storing<'a> {
-    /// A new file (an import, a legacy upload part) in a directory of this account: a taken
-    /// name is refused, and the storage limit checked here.
-    New(&'a Account),
-    /// A task's output: an earlier file of the name is replaced (re-running a task replaces
-    /// its outputs), and the caller checked the storage for all the run's outputs at once.
-    Output,
-}
-
-/// Stores bytes (an import, a legacy upload part, a task's output, a cached output) as `name`
-/// in `dir_id`: record first, then bytes, then the record turns ready (with their hash when it
-/// is known, a cached output's: the result cache hashes other files when it first needs to).
+/// Stores bytes (an import, a legacy upload part) as a new file `name` in `dir_id`, a
+/// directory of `owner`: a taken name is refused and the account's storage checked. Record
+/// first (it reserves the name while the bytes go in), then the bytes, then the record turns
+/// ready.
 pub async fn store(
     state: &AppState,
     dir_id: &str,
     name: &str,
-    src: Bytes<'_>,
-    how: Storing<'_>,
+    src: &Path,
+    owner: &Account,
 ) -> AppResult<FileRecord> {
-    if matches!(how, Storing::Output) {
-        delete(state, dir_id, name).await?;
-    }
-    let (bytes, sha256) = match &src {
-        Bytes::Local(path) => (
-            tokio::fs::metadata(path)
-                .await
-                .map_err(anyhow::Error::from)?
-                .len(),
-            None,
-        ),
-        Bytes::Object { size, sha256, .. } => (*size, sha256.map(str::to_string)),
-    };
-    if let Storing::New(owner) = how {
-        check_storage(state, dir_id, bytes, Some(owner)).await?;
-    }
+    let bytes = tokio::fs::metadata(src)
+        .await
+        .map_err(anyhow::Error::from)?
+        .len();
+    check_storage(state, dir_id, bytes, Some(owner)).await?;
     let record = pending(dir_id, name);
     insert(state, &record).await?;
-    let put = match src {
-        Bytes::Local(path) => state.store.put_file(&record.object_id, path).await,
-        Bytes::Object {
-            object_id, size, ..
-        } => state
-            .store
-            .copy(object_id, &record.object_id)
-            .await
-            .map(|()| size),
-    };
-    let size = match put {
+    let size = match state.store.put_file(&record.object_id, src).await {
         Ok(size) => size,
         Err(e) => {
             // No record without bytes: the pending record goes with whatever was written.
@@ -193,12 +162,7 @@ pub async fn store(
     };
     match state
         .db
-        .mark_uploaded(
-            &record.object_id,
-            size,
-            guess_type(name).as_deref(),
-            sha256.as_deref(),
-        )
+        .mark_uploaded(&record.object_id, size, guess_type(name).as_deref(), None)
         .await?
     {
         Some(file) => Ok(file),
@@ -207,6 +171,54 @@ pub async fn store(
             // sweep may have finished before they landed, so they are removed here too.
             state.store.delete(&record.object_id).await?;
             Err(AppError::DirectoryNotFound)
+        }
+    }
+}
+
+/// Stores a task's output (or a cached output, with its hash) as `name` in `dir_id`, in place
+/// of any file of that name: re-running a task replaces its outputs. The caller checked the
+/// storage for all the run's outputs at once. Bytes first, under an object no record names
+/// (a crash here leaves an orphan the sweeper removes), then one write puts the ready record
+/// in place of the old one, whose bytes go last.
+pub async fn store_output(
+    state: &AppState,
+    dir_id: &str,
+    name: &str,
+    src: Bytes<'_>,
+) -> AppResult<FileRecord> {
+    let mut record = pending(dir_id, name);
+    let (size, sha256) = match src {
+        Bytes::Local(path) => (state.store.put_file(&record.object_id, path).await?, None),
+        Bytes::Object {
+            object_id,
+            size,
+            sha256,
+        } => {
+            state.store.copy(object_id, &record.object_id).await?;
+            (size, sha256.map(str::to_string))
+        }
+    };
+    record.state = FileState::Ready;
+    record.size = size;
+    record.content_type = guess_type(name);
+    record.sha256 = sha256;
+    match state.db.replace_file(&record, clock::now_ms()).await {
+        Ok(replaced) => {
+            for object in replaced {
+                if let Err(e) = state.store.delete(&object).await {
+                    // Its record is gone: the orphan sweep takes the bytes later.
+                    tracing::warn!(dir_id, name, "removing a replaced output: {e}");
+                }
+            }
+            Ok(record)
+        }
+        Err(e) => {
+            let _ = state.store.delete(&record.object_id).await;
+            Err(match e {
+                DbError::Conflict => AppError::FileExists(name.to_string()),
+                DbError::DirectoryGone => AppError::DirectoryNotFound,
+                other => other.into(),
+            })
         }
     }
 }

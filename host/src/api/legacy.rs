@@ -84,14 +84,7 @@ async fn run(
                 plan.max_file_size_mb,
             ));
         }
-        files::store(
-            &state,
-            &dir.dir_id,
-            &input.file,
-            files::Bytes::Local(part.path()),
-            files::Storing::New(&account),
-        )
-        .await?;
+        files::store(&state, &dir.dir_id, &input.file, part.path(), &account).await?;
         inputs.push(TaskInput {
             file_path: format!("{}/{}", dir.dir_id, input.file),
             options: input.options.clone(),

@@ -118,16 +118,7 @@ async fn fetch(
         )
         .await
     {
-        Ok(_) => {
-            files::store(
-                state,
-                dir_id,
-                name,
-                files::Bytes::Local(&tmp),
-                files::Storing::New(account),
-            )
-            .await
-        }
+        Ok(_) => files::store(state, dir_id, name, &tmp, account).await,
         Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
             shown,
             size,

@@ -11,7 +11,7 @@ use super::resolve::{Input, InputFile};
 use crate::app::AppState;
 use crate::db::{Account, CacheEntry, Directory, StoredOutput};
 use crate::error::{AppError, AppResult};
-use crate::files::{self, Bytes, Storing};
+use crate::files::{self, Bytes};
 use crate::names;
 
 /// The files ffmpeg wrote into `out`.
@@ -81,7 +81,7 @@ async fn register(
         .map_err(expired)?;
     let mut result = Vec::with_capacity(items.len());
     for (name, src, _) in items {
-        let file = match files::store(state, &dir.dir_id, &name, src, Storing::Output).await {
+        let file = match files::store_output(state, &dir.dir_id, &name, src).await {
             Ok(file) => file,
             Err(e) => {
                 // All or nothing: the outputs stored so far go too.
