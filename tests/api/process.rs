@@ -111,11 +111,14 @@ async fn output_dir_id_and_rerun_replaces_outputs() {
     assert_eq!(list["files"], json!([]));
     let (status, body) = s.process(ALICE, task.clone()).await;
     assert_eq!(status, 200, "{body}");
+    let stored = crate::storage::count_objects(&s);
     let (status, _) = s.process(ALICE, task).await;
     assert_eq!(status, 200);
     let (_, list) = s.get(&format!("/directory/{target}"), ALICE).await;
     assert_eq!(list["files"].as_array().unwrap().len(), 1, "{list}");
     assert_eq!(list["files"][0]["file_name"], "frame.png");
+    // The replaced output's bytes went with its record (the orphan sweep would take an hour).
+    assert_eq!(crate::storage::count_objects(&s), stored);
     // Someone else's directory as output: refused.
     let bob_dir = s.mkdir(BOB).await;
     let (status, body) = s
