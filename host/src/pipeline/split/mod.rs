@@ -122,28 +122,33 @@ pub async fn run(
         split_id: split_id.clone(),
     };
 
-    let part = |index: usize, input_object: String, input_ext: &str, args, output_name| Part {
-        part_id: format!("split-{split_id}-{index}"),
-        split_id: split_id.clone(),
-        account: account.to_string(),
-        index: index as u32,
-        status: PartStatus::Pending,
-        audio: false,
-        input_object,
-        input_ext: input_ext.to_string(),
-        args,
-        output_name,
-        output_object: None,
-        media_s: 0.0,
-        processed_s: 0.0,
-        elapsed_s: 0.0,
-        failure: None,
-        lease_token: None,
-        lease_until: 0,
-        attempts: 0,
-        alive_until: clock::now_ms() + alive_ms(state),
-        created_at: clock::now_ms(),
-    };
+    // A segment's part (`Some(index)`), or the audio's (`None`).
+    let part =
+        |segment: Option<usize>, input_object: String, input_ext: &str, args, output_name| Part {
+            part_id: match segment {
+                Some(index) => format!("split-{split_id}-{index}"),
+                None => format!("split-{split_id}-audio"),
+            },
+            split_id: split_id.clone(),
+            account: account.to_string(),
+            index: segment.unwrap_or(0) as u32,
+            status: PartStatus::Pending,
+            audio: segment.is_none(),
+            input_object,
+            input_ext: input_ext.to_string(),
+            args,
+            output_name,
+            output_object: None,
+            media_s: 0.0,
+            processed_s: 0.0,
+            elapsed_s: 0.0,
+            failure: None,
+            lease_token: None,
+            lease_until: 0,
+            attempts: 0,
+            alive_until: clock::now_ms() + alive_ms(state),
+            created_at: clock::now_ms(),
+        };
     let named = |stem: String| match ext {
         "" => stem,
         ext => format!("{stem}.{ext}"),
@@ -160,15 +165,13 @@ pub async fn run(
             .and_then(|e| e.to_str())
             .unwrap_or_default();
         let args = commands::audio_args(&output.args);
-        let mut row = part(
-            0,
+        let row = part(
+            None,
             file.object_id.clone(),
             input_ext,
             args,
             named("audio".into()),
         );
-        row.part_id = format!("split-{split_id}-audio");
-        row.audio = true;
         state.db.create_part(&row).await?;
         state.wakers.jobs.notify_waiters();
         made += 1;
@@ -191,7 +194,7 @@ pub async fn run(
         state.store.put_file(&input_object, segment).await?;
         let args = commands::segment_args(&output.args);
         let mut row = part(
-            index,
+            Some(index),
             input_object,
             commands::CUT_EXT,
             args,
