@@ -10,11 +10,18 @@ const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
 const DRY_RUN_DELAY_MS = 350;
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+// Event streams followed at once. A browser keeps at most six connections to one server, and
+// each stream holds one for as long as its job runs: with more streams than that, every other
+// request of the page (the new job's own submission and stream among them) waits for a job to
+// end. The page's own jobs are streamed first; the rest are refreshed by polling the list.
+const MAX_STREAMS = 2;
+const POLL_MS = 2000;
 
 const state = {
   dirs: [],
   dir: null, // the selected directory's entry
   jobs: new Map(), // job id -> { row, controller }
+  jobPoll: null, // the timer that refreshes jobs not streamed
   mine: new Set(), // jobs submitted from this page: their outputs are previewed when done
   dryRunSeq: 0,
   template: null, // the editor text the console wrote itself (replaced freely by "Use")
@@ -372,7 +379,7 @@ async function runAsJob() {
     const accepted = await api("POST", "/ffmpeg/process/async", { task });
     status.textContent = `job ${accepted.job_id} ${accepted.status}`;
     status.className = "ok";
-    state.mine.add(accepted.job_id);
+    showNewJob(accepted);
     await loadJobs();
   } catch (e) {
     status.textContent = e.message;
@@ -411,7 +418,7 @@ async function translate() {
     const body = { inputs, instructions };
     if (task?.output_dir_id) body.output_dir_id = task.output_dir_id;
     const accepted = await api("POST", "/ai/ffmpeg/process/async", body);
-    state.mine.add(accepted.job_id);
+    showNewJob(accepted);
     fill(out,
       el("p", { class: "ok" }, `Generated task (job ${accepted.job_id}, ${accepted.status}):`),
       el("pre", { class: "generated", "data-testid": "nl-generated" }, JSON.stringify(accepted.generated_command, null, 2)),
@@ -427,19 +434,39 @@ async function translate() {
 
 // ---- jobs ----------------------------------------------------------------------------------
 
+/** A job this page submitted: its row at the top of the list at once, streamed live. */
+function showNewJob(accepted) {
+  state.mine.add(accepted.job_id);
+  const list = $("jobs");
+  list.querySelector("li.muted")?.remove();
+  list.prepend(jobRow(accepted.job_id, accepted.status, new Date().toISOString()));
+  follow(accepted.job_id);
+}
+
 async function loadJobs() {
+  clearTimeout(state.jobPoll);
   try {
     const { jobs } = await api("GET", "/jobs?limit=20");
     const list = $("jobs");
     const rows = jobs.map((j) => jobRow(j.id, j.status, j.created_at));
     fill(list, ...rows);
     if (!jobs.length) list.append(el("li", { class: "muted" }, "No jobs yet."));
-    for (const j of jobs) {
-      if (!TERMINAL.has(j.status)) follow(j.id);
+    const open = jobs.filter((j) => !TERMINAL.has(j.status));
+    // This page's jobs first, then the newest.
+    open.sort((a, b) => state.mine.has(b.id) - state.mine.has(a.id));
+    for (const j of open) follow(j.id);
+    if (open.some((j) => !state.jobs.get(j.id)?.controller)) {
+      state.jobPoll = setTimeout(loadJobs, POLL_MS);
     }
   } catch (e) {
     failed(e);
   }
+}
+
+function streaming() {
+  let n = 0;
+  for (const job of state.jobs.values()) if (job.controller) n += 1;
+  return n;
 }
 
 /** The row of a job (kept across refreshes so a stream in progress keeps updating it). */
@@ -498,6 +525,16 @@ function updateJob(id, view) {
 async function follow(id) {
   const job = state.jobs.get(id);
   if (!job || job.controller) return;
+  if (streaming() >= MAX_STREAMS) {
+    // The page's own new job takes the place of a stream of another's (polled instead).
+    const other = state.mine.has(id)
+      && [...state.jobs.values()].find((j) => j.controller && !state.mine.has(j.row.dataset.job));
+    if (!other) return;
+    other.controller.abort();
+    other.controller = null;
+    clearTimeout(state.jobPoll);
+    state.jobPoll = setTimeout(loadJobs, POLL_MS);
+  }
   job.controller = new AbortController();
   try {
     await followJob(id, (name, view) => {

@@ -169,18 +169,28 @@ pub struct Plan {
     /// Authenticated requests of one account per minute (per instance, token bucket).
     #[serde(default)]
     pub requests_per_minute: Option<u32>,
-    /// Bytes an account may keep in its live directories; absent: no limit.
+    /// Bytes an account may keep in its live directories; absent: `DEFAULT_STORAGE_FILES`
+    /// files of the plan's largest size (a task's outputs can be far larger than its inputs,
+    /// so no plan stores without a bound).
     #[serde(default)]
     pub max_storage_gb: Option<f64>,
 }
+
+/// A plan without `max_storage_gb` keeps this many of its largest files.
+pub const DEFAULT_STORAGE_FILES: u64 = 50;
 
 impl Plan {
     pub fn max_file_size_bytes(&self) -> u64 {
         mb_to_bytes(self.max_file_size_mb)
     }
 
-    pub fn max_storage_bytes(&self) -> Option<u64> {
-        self.max_storage_gb.map(|gb| (gb * 1_073_741_824.0) as u64)
+    pub fn max_storage_bytes(&self) -> u64 {
+        match self.max_storage_gb {
+            Some(gb) => (gb * 1_073_741_824.0) as u64,
+            None => self
+                .max_file_size_bytes()
+                .saturating_mul(DEFAULT_STORAGE_FILES),
+        }
     }
 
     pub fn monthly_quota_bytes(&self) -> u64 {
@@ -242,6 +252,10 @@ pub struct Net {
     pub connect_timeout_s: u64,
     pub read_timeout_s: u64,
     pub max_redirects: usize,
+    /// A fetched body (URL inputs, probes) must keep up `min_bytes_per_s` on average after
+    /// `slow_grace_s`: a peer dripping bytes cannot hold a fetch for the whole import timeout.
+    pub min_bytes_per_s: u64,
+    pub slow_grace_s: u64,
 }
 
 impl Default for Net {
@@ -253,6 +267,8 @@ impl Default for Net {
             connect_timeout_s: 10,
             read_timeout_s: 30,
             max_redirects: 5,
+            min_bytes_per_s: 8192,
+            slow_grace_s: 30,
         }
     }
 }
@@ -301,6 +317,9 @@ pub struct Jobs {
     pub lease_s: u64,
     /// How often idle workers look for work when no notification arrives.
     pub poll_interval_ms: u64,
+    /// Event streams (`GET /job/{id}/events`) and MCP `job_status` waits one account may hold
+    /// open at once on an instance: each re-reads its job, so they are not free.
+    pub max_watchers_per_account: u32,
 }
 
 impl Default for Jobs {
@@ -310,6 +329,7 @@ impl Default for Jobs {
             scheduling: Scheduling::Fair,
             lease_s: 30,
             poll_interval_ms: 1000,
+            max_watchers_per_account: 16,
         }
     }
 }

@@ -132,6 +132,12 @@ pub enum AppError {
     FileExists(String),
     #[error("Cannot cancel job in '{0}' status. Only pending jobs can be cancelled.")]
     JobNotCancellable(&'static str),
+    #[error(
+        "File has already been uploaded; its bytes cannot be replaced (create a new file, or delete this one first)"
+    )]
+    AlreadyUploaded,
+    #[error("Another upload to this file is in progress")]
+    UploadInProgress,
 
     // 410
     #[error(
@@ -146,6 +152,10 @@ pub enum AppError {
     // 429
     #[error("Too many concurrent tasks")]
     TooManyTasks,
+    #[error(
+        "Too many open job watches for this account (at most {0} event streams and waits at once); close one, or poll GET /job/{{jobId}}"
+    )]
+    TooManyWatchers(u32),
     #[error("Rate limit exceeded")]
     RateLimited { retry_after_s: u64 },
 
@@ -194,6 +204,10 @@ pub enum AppError {
     UrlUnreachable(String),
     #[error("Could not fetch input URL: no complete answer within {0} s")]
     UrlTimedOut(u64),
+    #[error(
+        "Could not fetch input URL: it sent less than {min_bytes_per_s} bytes/s on average after the first {grace_s} s"
+    )]
+    UrlTooSlow { min_bytes_per_s: u64, grace_s: u64 },
     #[error("No {0} plugin is configured")]
     NoPlugin(&'static str),
     #[error("File storage is unavailable; nothing was kept, try again shortly")]
@@ -248,10 +262,12 @@ impl AppError {
             | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
-            FileExists(_) | JobNotCancellable(_) => StatusCode::CONFLICT,
+            FileExists(_) | JobNotCancellable(_) | AlreadyUploaded | UploadInProgress => {
+                StatusCode::CONFLICT
+            }
             LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            TooManyTasks | RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            TooManyTasks | TooManyWatchers(_) | RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             FfmpegFailed { .. }
             | ParseResponse
             | TimedOut { .. }
@@ -264,7 +280,7 @@ impl AppError {
             | PluginFailed(_)
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
-            UrlTimedOut(_) => StatusCode::GATEWAY_TIMEOUT,
+            UrlTimedOut(_) | UrlTooSlow { .. } => StatusCode::GATEWAY_TIMEOUT,
             NoPlugin(_) | StorageUnavailable | DatabaseUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -278,7 +294,7 @@ impl AppError {
     /// Seconds a refused client should wait before trying again (`Retry-After`).
     pub fn retry_after_s(&self) -> Option<u64> {
         match self {
-            AppError::TooManyTasks => Some(1),
+            AppError::TooManyTasks | AppError::TooManyWatchers(_) => Some(1),
             AppError::RateLimited { retry_after_s } => Some(*retry_after_s),
             AppError::StorageUnavailable | AppError::DatabaseUnavailable => Some(5),
             _ => None,
@@ -338,6 +354,13 @@ impl From<crate::net::NetError> for AppError {
             NetError::TooLarge { limit, .. } => AppError::UrlTooLarge(limit),
             NetError::Transport(m) => AppError::UrlUnreachable(m),
             NetError::TimedOut(seconds) => AppError::UrlTimedOut(seconds),
+            NetError::TooSlow {
+                min_bytes_per_s,
+                grace_s,
+            } => AppError::UrlTooSlow {
+                min_bytes_per_s,
+                grace_s,
+            },
         }
     }
 }

@@ -40,19 +40,117 @@ pub enum Bytes<'a> {
     },
 }
 
-/// Hashes a stored file's bytes at `path` after the request that stored them has its answer,
+/// Hashes a ready file's `size` bytes at `path` after the request that stored them has its answer,
 /// and keeps the hash on the record: the upload runs at disk speed, and the first cached task
 /// on the file usually finds its hash ready (`pipeline/stage.rs` takes it itself otherwise).
-pub fn hash_later(state: &Arc<AppState>, object_id: &str, path: PathBuf) {
+pub fn hash_later(state: &Arc<AppState>, object_id: &str, size: u64, path: PathBuf) {
     let (state, object_id) = (state.clone(), object_id.to_string());
     tokio::spawn(async move {
         // A file deleted meanwhile has nothing left to hash.
         if let Ok(hash) = sha256_of(&path).await
-            && let Err(e) = state.db.set_file_hash(&object_id, &hash).await
+            && let Err(e) = state.db.set_file_hash(&object_id, size, &hash).await
         {
             tracing::warn!(object_id, "keeping an upload's hash: {e}");
         }
     });
+}
+
+/// How long an upload's claim on its file lasts without renewal: an instance that died
+/// mid-upload frees the file for a retry this long after its last renewal.
+const UPLOAD_CLAIM_MS: i64 = 60_000;
+
+/// The one upload allowed to fill a pending file (`db/uploads.rs`), held from the first byte
+/// to `finish`: renewed while held, released if dropped unfinished (a broken or refused body),
+/// so the client's retry may take the file at once.
+pub struct UploadClaim {
+    state: Arc<AppState>,
+    object_id: String,
+    token: String,
+    renewing: tokio::task::JoinHandle<()>,
+    finished: bool,
+}
+
+/// Claims pending file `object_id` for one upload: 409 when it already has its bytes or another
+/// upload holds it, 404 when it is gone.
+pub async fn claim_upload(state: &Arc<AppState>, object_id: &str) -> AppResult<UploadClaim> {
+    use crate::db::UploadRefusal;
+    let token = names::random_id(24);
+    let now = clock::now_ms();
+    match state
+        .db
+        .claim_upload(object_id, &token, now, now + UPLOAD_CLAIM_MS)
+        .await?
+    {
+        Ok(()) => {}
+        Err(UploadRefusal::Ready) => return Err(AppError::AlreadyUploaded),
+        Err(UploadRefusal::Busy) => return Err(AppError::UploadInProgress),
+        Err(UploadRefusal::Gone) => return Err(AppError::FileMissing),
+    }
+    let renewing = {
+        let (state, object_id, token) = (state.clone(), object_id.to_string(), token.clone());
+        tokio::spawn(async move {
+            let period = std::time::Duration::from_millis(UPLOAD_CLAIM_MS as u64 / 3);
+            loop {
+                tokio::time::sleep(period).await;
+                let until = clock::now_ms() + UPLOAD_CLAIM_MS;
+                match state.db.renew_upload(&object_id, &token, until).await {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(e) => tracing::warn!(object_id, "renewing an upload's claim: {e}"),
+                }
+            }
+        })
+    };
+    Ok(UploadClaim {
+        state: state.clone(),
+        object_id: object_id.to_string(),
+        token,
+        renewing,
+        finished: false,
+    })
+}
+
+impl UploadClaim {
+    /// Turns the file ready with the `size` bytes just stored under it, and hashes them after
+    /// the answer where they lie on this disk. `None` when the file went (deleted, or its
+    /// directory expired) or the claim lapsed to another upload meanwhile.
+    pub async fn finish(
+        mut self,
+        size: u64,
+        content_type: Option<&str>,
+        local_path: Option<PathBuf>,
+    ) -> AppResult<Option<FileRecord>> {
+        self.renewing.abort();
+        let file = self
+            .state
+            .db
+            .finish_upload(&self.object_id, &self.token, size, content_type)
+            .await?;
+        self.finished = true;
+        if let (Some(_), Some(path)) = (&file, local_path) {
+            hash_later(&self.state, &self.object_id, size, path);
+        }
+        Ok(file)
+    }
+}
+
+impl Drop for UploadClaim {
+    fn drop(&mut self) {
+        self.renewing.abort();
+        if !self.finished {
+            let (state, object_id, token) = (
+                self.state.clone(),
+                std::mem::take(&mut self.object_id),
+                std::mem::take(&mut self.token),
+            );
+            tokio::spawn(async move {
+                if let Err(e) = state.db.release_upload(&object_id, &token).await {
+                    // It lapses by itself after `UPLOAD_CLAIM_MS`.
+                    tracing::warn!(object_id, "releasing an upload's claim: {e}");
+                }
+            });
+        }
+    }
 }
 
 /// SHA-256 (hex) of a local file, read once in 1 MiB blocks off the async threads.
@@ -79,7 +177,7 @@ pub async fn sha256_of(path: &Path) -> AppResult<String> {
 }
 
 /// Refuses (403) when `adding` more bytes to `dir_id` would take its account past its plan's
-/// `max_storage_gb` (bytes in live directories); a new file record (size still unknown) needs
+/// storage bound (`Plan::max_storage_bytes`: bytes in live directories); a new file record (size still unknown) needs
 /// the account to be under the limit. `owner` is the directory's account when the caller has
 /// it (a request's, a task's), which saves reading it again.
 pub async fn check_storage(
@@ -102,9 +200,7 @@ pub async fn check_storage(
             None => return Ok(()),
         },
     };
-    let Some(limit) = state.plan_of(account)?.1.max_storage_bytes() else {
-        return Ok(());
-    };
+    let limit = state.plan_of(account)?.1.max_storage_bytes();
     let used = state
         .db
         .storage_used(&account.name, clock::now_ms())

@@ -35,6 +35,9 @@ pub enum NetError {
     /// The whole transfer did not finish within its deadline (a slow peer).
     #[error("no complete answer within {0} s")]
     TimedOut(u64),
+    /// The body came slower than `min_bytes_per_s` on average after `grace_s`.
+    #[error("the body arrived slower than {min_bytes_per_s} bytes/s after the first {grace_s} s")]
+    TooSlow { min_bytes_per_s: u64, grace_s: u64 },
 }
 
 #[derive(Clone)]
@@ -43,6 +46,8 @@ pub struct Net {
     allow_private: bool,
     allow_http: bool,
     max_redirects: usize,
+    min_bytes_per_s: u64,
+    slow_grace: Duration,
 }
 
 pub struct Reply {
@@ -70,6 +75,8 @@ impl Net {
             allow_private: cfg.allow_private_addresses,
             allow_http: cfg.allow_http,
             max_redirects: cfg.max_redirects,
+            min_bytes_per_s: cfg.min_bytes_per_s,
+            slow_grace: Duration::from_secs(cfg.slow_grace_s),
         })
     }
 
@@ -177,7 +184,18 @@ impl Net {
         let mut file = tokio::fs::File::create(dest).await.map_err(transport)?;
         let (mut written, mut seen) = (0u64, 0u64);
         let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
+        let started = tokio::time::Instant::now();
+        loop {
+            // The next bytes must come before the average falls under the minimum rate.
+            let due = started + self.slow_grace + self.rate_time(seen);
+            let next = tokio::time::timeout_at(due, body.next()).await;
+            let Ok(next) = next else {
+                return Err(NetError::TooSlow {
+                    min_bytes_per_s: self.min_bytes_per_s,
+                    grace_s: self.slow_grace.as_secs(),
+                });
+            };
+            let Some(chunk) = next else { break };
             let chunk = chunk.map_err(transport)?;
             seen += chunk.len() as u64;
             if seen > limit {
@@ -194,6 +212,14 @@ impl Net {
         }
         file.flush().await.map_err(transport)?;
         Ok(written)
+    }
+
+    /// How long `bytes` may take at the minimum rate (beyond the grace); no bound without one.
+    fn rate_time(&self, bytes: u64) -> Duration {
+        match self.min_bytes_per_s {
+            0 => Duration::from_secs(365 * 24 * 3600),
+            rate => Duration::from_secs_f64((bytes + 1) as f64 / rate as f64),
+        }
     }
 
     /// A GET whose status is 2xx after at most `max_redirects` checked hops.

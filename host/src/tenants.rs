@@ -18,6 +18,8 @@ const MAX_BUCKETS: usize = 100_000;
 pub struct Tenants {
     buckets: Mutex<HashMap<String, Bucket>>,
     tasks: Arc<Mutex<HashMap<String, u32>>>,
+    /// Open event streams and MCP job waits, by account.
+    watchers: Arc<Mutex<HashMap<String, u32>>>,
     slots: Arc<Mutex<Slots>>,
 }
 
@@ -42,6 +44,7 @@ impl Tenants {
         Tenants {
             buckets: Default::default(),
             tasks: Default::default(),
+            watchers: Default::default(),
             slots: Arc::new(Mutex::new(Slots {
                 free: process_slots.max(1),
                 running: HashMap::new(),
@@ -86,16 +89,14 @@ impl Tenants {
     /// Admits one sync task, probe or plain-language call of `account`, or refuses it with a 429
     /// when `max` are running. The permit ends the task when dropped.
     pub fn admit_task(&self, account: &str, max: Option<u32>) -> AppResult<TaskPermit> {
-        let mut tasks = self.tasks.lock().expect("tenants lock");
-        let running = tasks.entry(account.to_string()).or_default();
-        if max.is_some_and(|max| *running >= max) {
-            return Err(AppError::TooManyTasks);
-        }
-        *running += 1;
-        Ok(TaskPermit {
-            account: account.to_string(),
-            tasks: self.tasks.clone(),
-        })
+        admit(&self.tasks, account, max).ok_or(AppError::TooManyTasks)
+    }
+
+    /// Admits one event stream or MCP job wait of `account`, or refuses it with a 429 when
+    /// `max` are open: each re-reads its job while it lasts. Counted until the permit drops
+    /// (the client hung up, or the job ended).
+    pub fn admit_watcher(&self, account: &str, max: u32) -> AppResult<TaskPermit> {
+        admit(&self.watchers, account, Some(max)).ok_or(AppError::TooManyWatchers(max))
     }
 
     /// Waits for one of this instance's process slots, fairly between accounts.
@@ -125,7 +126,25 @@ impl Tenants {
     }
 }
 
-/// One running task of an account; counted until dropped.
+/// Counts one more for `account` in `counts`, unless `max` are counted already.
+fn admit(
+    counts: &Arc<Mutex<HashMap<String, u32>>>,
+    account: &str,
+    max: Option<u32>,
+) -> Option<TaskPermit> {
+    let mut map = counts.lock().expect("tenants lock");
+    let running = map.entry(account.to_string()).or_default();
+    if max.is_some_and(|max| *running >= max) {
+        return None;
+    }
+    *running += 1;
+    Some(TaskPermit {
+        account: account.to_string(),
+        tasks: counts.clone(),
+    })
+}
+
+/// One running task (or open watch) of an account; counted until dropped.
 pub struct TaskPermit {
     account: String,
     tasks: Arc<Mutex<HashMap<String, u32>>>,

@@ -7,6 +7,7 @@ mod edge;
 mod example_plugins;
 mod examples;
 mod faults;
+mod hardening;
 mod jobs;
 mod legacy;
 mod llm;

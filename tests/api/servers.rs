@@ -17,6 +17,11 @@ pub enum Route {
     Body(Vec<u8>),
     Redirect(String),
     Status(u16),
+    /// A body of `total` bytes announced in full, then sent one byte every `every_ms`.
+    Drip {
+        total: usize,
+        every_ms: u64,
+    },
 }
 
 pub struct HttpsServer {
@@ -111,13 +116,24 @@ async fn respond<S: AsyncWriteExt + Unpin>(s: &mut S, route: Option<Route>) -> s
         Some(Route::Status(code)) => {
             format!("HTTP/1.1 {code} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
         }
+        Some(Route::Drip { total, .. }) => {
+            format!("HTTP/1.1 200 OK\r\ncontent-length: {total}\r\nconnection: close\r\n\r\n")
+        }
         None => {
             "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_string()
         }
     };
     s.write_all(head.as_bytes()).await?;
-    if let Some(Route::Body(b)) = route {
-        s.write_all(&b).await?;
+    match route {
+        Some(Route::Body(b)) => s.write_all(&b).await?,
+        Some(Route::Drip { total, every_ms }) => {
+            for _ in 0..total {
+                s.write_all(b"x").await?;
+                s.flush().await?;
+                tokio::time::sleep(std::time::Duration::from_millis(every_ms)).await;
+            }
+        }
+        _ => {}
     }
     s.shutdown().await
 }

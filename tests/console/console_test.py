@@ -21,6 +21,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 ARGS = None
+TERMINAL_STATES = ("completed", "failed", "cancelled")
 DRIVER = None
 RESULTS = []  # (name, ok, note)
 SHOTS = 0
@@ -106,6 +107,18 @@ def http(method, path, headers=None):
             return res.status, dict(res.headers.items()), res.read()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers.items()), e.read()
+
+
+def api_json(method, path, body=None):
+    """The API with the test's key: (status, JSON answer)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(ARGS.base + path, method=method, data=data, headers={
+        "Authorization": f"Basic {ARGS.key}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
 
 
 def start_browser(profile):
@@ -320,6 +333,9 @@ def main():
             wait_for("long.mp4 uploaded",
                      lambda: "MiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text
                      or "KiB" in find(f'{tid("files")} li[data-file="long.mp4"]').text)
+            # From here every request of the page (the dry run, the submission, the new job's
+            # stream) must get through while the other jobs run.
+            edited = time.monotonic()
             before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
                                  "outputs": [{"file": "long-small.mp4", "options": [
                                      "-c:v", "libx264", "-preset", "medium", "-crf", "23"]}]})
@@ -348,6 +364,54 @@ def main():
             wait_for("the job's output previewed", lambda: text(tid("preview-name"))
                      == "long-small.mp4", timeout=10)
             return f"job {job_id}: {seen}"
+
+        @step("a new job shows at once and streams live beside many running ones")
+        def _():
+            # More open jobs than a browser keeps connections to one server (six): a page that
+            # streamed each one could send nothing else until one ended.
+            background = []
+            for i in range(7):
+                status, accepted = api_json("POST", "/ffmpeg/process/async", {
+                    "priority": "low", "cache": False,
+                    "task": {"inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
+                             "outputs": [{"file": f"busy-{i}.mp4", "options": [
+                                 "-c:v", "libx264", "-preset", "veryslow", "-crf", "18"]}]}})
+                assert status == 202, accepted
+                background.append(accepted["job_id"])
+            find("#refresh-jobs").click()
+            wait_for("the open jobs listed", lambda: all(
+                find_all(f'{tid("jobs")} li[data-job="{j}"]') for j in background))
+            # From here every request of the page (the dry run, the submission, the new job's
+            # stream) must get through while the other jobs run.
+            edited = time.monotonic()
+            before = set_editor({"inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
+                                 "outputs": [{"file": "beside.mp4", "options": [
+                                     "-c:v", "libx264", "-preset", "medium", "-crf", "24"]}]})
+            dry_run_verdict("Allowed", before)
+            earlier = text(tid("run-status"))
+            find(tid("run-async")).click()
+            job_id = wait_for("the new job's id", lambda: (lambda m: m and m[1] not in earlier and m)(
+                re.search(r"job (\S+) (pending|processing|completed)", text(tid("run-status")))),
+                timeout=4)[1]
+            row = f'{tid("jobs")} li[data-job="{job_id}"]'
+            wait_for("the new job in the list", lambda: find_all(row), timeout=2)
+            shown = time.monotonic() - edited
+            assert shown < 5, f"the dry run and the new job took {shown:.1f} s to get through"
+            # Its own stream brings its progress, not a refresh: seen processing, then done.
+            seen = []
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                status = find(f"{row} {tid('job-status')}").text.lower()
+                if status not in seen:
+                    seen.append(status)
+                if status in TERMINAL_STATES:
+                    break
+                time.sleep(0.05)
+            for j in background:
+                api_json("DELETE", f"/job/{j}")  # the pending ones; running ones finish
+            assert seen[-1] == "completed", seen
+            assert "processing" in seen, f"never seen processing: {seen}"
+            return f"edited, dry-run, submitted and listed in {shown:.1f} s; states {seen}"
 
         @step("usage grows with the runs")
         def _():

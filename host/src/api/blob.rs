@@ -76,6 +76,9 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
     let state = state(depot);
     let grant = verify(&state, Method::Put, req)?;
     let file = live_file(&state, &grant.object).await?;
+    // One upload fills a file, once: a second PUT to a still-valid URL must not change the bytes
+    // under a ready record (its size and hash, and every cached result keyed by them).
+    let claim = crate::files::claim_upload(&state, &grant.object).await?;
     let max = grant.max_bytes.unwrap_or(0);
     let too_large = async |size: u64| {
         let (plan, max_mb) = state.plan_of_dir(&file.dir_id).await;
@@ -129,19 +132,21 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
     let stored = state.store.put_file(&grant.object, &tmp).await;
     let _ = tokio::fs::remove_file(&tmp).await;
     stored?;
-    let Some(_) = state
-        .db
-        .mark_uploaded(&grant.object, written, content_type.as_deref(), None)
-        .await?
-    else {
+    // In the local store the bytes stay on this disk, so they are hashed from there; a bucket's
+    // are hashed by the first cached task that stages them.
+    let local_path = state.local.as_ref().map(|l| l.object_path(&grant.object));
+    let finished = claim
+        .finish(written, content_type.as_deref(), local_path)
+        .await?;
+    if finished.is_none() {
+        if state.db.file_by_object(&grant.object).await?.is_some() {
+            // The claim lapsed (this instance stalled past its lease) and another upload holds
+            // the file: the bytes under it are that upload's business now.
+            return Err(AppError::UploadInProgress);
+        }
         // Deleted while uploading: the bytes must not outlive the record.
         let _ = state.store.delete(&grant.object).await;
         return Err(AppError::FileMissing);
-    };
-    // In the local store the bytes stay on this disk, so they are hashed from there; a bucket's
-    // are hashed by the first cached task that stages them.
-    if let Some(local) = &state.local {
-        crate::files::hash_later(&state, &grant.object, local.object_path(&grant.object));
     }
     Ok(Json(Uploaded {
         ok: true,

@@ -18,6 +18,7 @@ use crate::db::{Account, Job, JobStatus, ListQuery, Priority};
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
 use crate::pipeline;
+use crate::tenants::TaskPermit;
 
 pub fn router() -> Router {
     Router::new()
@@ -252,13 +253,16 @@ async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 429, 500), security(("api_key" = [])))]
 async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
-    let job = owned_job(&state, &account(depot), &job_id(req)).await?;
+    let account = account(depot);
+    let job = owned_job(&state, &account, &job_id(req)).await?;
+    // Held by the stream: dropped when the client hangs up or the job ends.
+    let permit = state
+        .tenants
+        .admit_watcher(&account.name, state.cfg.jobs.max_watchers_per_account)?;
     let stream = futures_util::stream::unfold(
-        (state, job.job_id, None::<Value>, false),
-        |(state, id, last, done): (Arc<AppState>, String, Option<Value>, bool)| async move {
-            if done {
-                return None;
-            }
+        (state, job.job_id, None::<Value>, Some(permit)),
+        |(state, id, last, permit): (Arc<AppState>, String, Option<Value>, Option<TaskPermit>)| async move {
+            permit.as_ref()?;
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;
                 let view = job_view(&state, &job).await.ok()?;
@@ -271,10 +275,17 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
                         .text(serde_json::to_string(&view).unwrap_or_default());
                     return Some((
                         Ok::<_, Infallible>(event),
-                        (state, id, Some(snapshot), terminal),
+                        (state, id, Some(snapshot), permit.filter(|_| !terminal)),
                     ));
                 }
-                tokio::time::sleep(Duration::from_millis(250)).await;
+                // A waiting job changes slowly (its place in the queue), and working out its
+                // place costs the most: read it less often than a running one's progress.
+                let pause = if job.status == JobStatus::Pending {
+                    1000
+                } else {
+                    250
+                };
+                tokio::time::sleep(Duration::from_millis(pause)).await;
             }
         },
     );

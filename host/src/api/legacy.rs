@@ -2,7 +2,8 @@
 //! passed. By default it answers 410 Gone naming the replacement. With `[compat] legacy_run =
 //! true` it works as documented: multipart with a `command` field (JSON: inputs by `file`,
 //! outputs) and one file part per input, named like it; the files go into a new temporary
-//! directory and the task runs through the one pipeline.
+//! directory and the task runs through the one pipeline. Beside a concat list, parts the
+//! command does not declare are inputs too (the list names them).
 
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
@@ -65,6 +66,7 @@ async fn run(
         .map_err(|_| AppError::BadRequest("command is not valid JSON".into()))?;
     let dir = directories::create(&state, &account, directories::DEFAULT_TTL_S).await?;
     let mut inputs = Vec::new();
+    let mut lists = false;
     for input in &command.inputs {
         if !names::valid_file_name(&input.file) {
             return Err(AppError::BadRequest(format!(
@@ -84,11 +86,45 @@ async fn run(
                 plan.max_file_size_mb,
             ));
         }
+        lists |= pipeline::is_concat_list(&input.file, &input.options, part.path()).await?;
         files::store(&state, &dir.dir_id, &input.file, part.path(), &account).await?;
         inputs.push(TaskInput {
             file_path: format!("{}/{}", dir.dir_id, input.file),
             options: input.options.clone(),
         });
+    }
+    // The old clients' timelapses send their frames as parts that only a concat list names:
+    // here the request's parts are the task's inputs, so the list may name them. Only beside a
+    // list, so that a stray part never joins ffmpeg's choice of streams otherwise.
+    if lists {
+        let mut extra: Vec<(&String, _)> = form
+            .files
+            .iter()
+            .filter(|(name, _)| !command.inputs.iter().any(|i| &i.file == *name))
+            .collect();
+        extra.sort_by(|a, b| a.0.cmp(b.0));
+        extra.dedup_by(|a, b| a.0 == b.0);
+        for (name, part) in extra {
+            if !names::valid_file_name(name) {
+                return Err(AppError::BadRequest(format!(
+                    "Invalid input file name '{}'",
+                    names::clip(name)
+                )));
+            }
+            if part.size() > plan.max_file_size_bytes() {
+                return Err(AppError::file_too_large(
+                    name,
+                    part.size(),
+                    &plan_name,
+                    plan.max_file_size_mb,
+                ));
+            }
+            files::store(&state, &dir.dir_id, name, part.path(), &account).await?;
+            inputs.push(TaskInput {
+                file_path: format!("{}/{name}", dir.dir_id),
+                options: Vec::new(),
+            });
+        }
     }
     let task = Task {
         inputs,

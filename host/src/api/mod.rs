@@ -177,6 +177,7 @@ pub fn openapi() -> OpenApi {
 fn authenticated() -> Router {
     Router::new()
         .hoop(require_account)
+        .get(usage::key_owner)
         .push(directories::router())
         .push(files::router())
         .push(process::router())

@@ -182,6 +182,14 @@ pub struct Message {
     pub message: String,
 }
 
+/// GET /: the account a key belongs to, and its plan.
+#[derive(Serialize, ToSchema)]
+pub struct KeyOwner {
+    pub ok: bool,
+    pub account: String,
+    pub plan: String,
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct ProbeRequest {
     /// `<dir_id>/<file_name>` or an https URL (analysed in place, not imported).

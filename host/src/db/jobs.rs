@@ -330,7 +330,8 @@ impl Db {
         let rows: Vec<Job> = self
             .rows_at(
                 "BEGIN TRANSACTION;
-                 LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a);
+                 LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
+                     + array::len(SELECT id FROM part WHERE status = 'processing' AND account = $a);
                  LET $job = IF $running < $max {
                      (UPDATE (SELECT id, priority_rank, created_at FROM job WHERE status = 'pending' AND account = $a
                               ORDER BY priority_rank DESC, created_at ASC LIMIT 1)
@@ -365,20 +366,32 @@ impl Db {
         Ok(rows.into_iter().map(|r| (r.account, r.oldest)).collect())
     }
 
-    /// Jobs processing now, by account (all instances).
-    pub async fn running_by_account(&self) -> DbResult<HashMap<String, u64>> {
+    /// Jobs processing now, by account (all instances), with the split segments being encoded
+    /// for it when `with_parts` (each takes a worker as a job does).
+    pub async fn running_by_account(&self, with_parts: bool) -> DbResult<HashMap<String, u64>> {
         #[derive(Deserialize)]
         struct Row {
             account: String,
             n: u64,
         }
-        let rows: Vec<Row> = self
-            .rows(
-                "SELECT account, count() AS n FROM job WHERE status = 'processing' GROUP BY account",
-                json!({}),
-            )
-            .await?;
-        Ok(rows.into_iter().map(|r| (r.account, r.n)).collect())
+        let mut running = HashMap::new();
+        let tables: &[&str] = if with_parts {
+            &["job", "part"]
+        } else {
+            &["job"]
+        };
+        for table in tables {
+            let rows: Vec<Row> = self
+                .rows(
+                    &format!("SELECT account, count() AS n FROM {table} WHERE status = 'processing' GROUP BY account"),
+                    json!({}),
+                )
+                .await?;
+            for r in rows {
+                *running.entry(r.account).or_insert(0) += r.n;
+            }
+        }
+        Ok(running)
     }
 
     /// When each account last had a job claimed (absent: never), for taking turns.

@@ -20,9 +20,11 @@ mod jobs;
 mod listings;
 mod parts;
 mod schema;
+mod uploads;
 
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 pub use parts::{Part, PartFailure, PartStatus};
+pub use uploads::UploadRefusal;
 
 pub use jobs::{
     DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,
@@ -529,7 +531,9 @@ impl Db {
         .map_err(|e| DbError::Other(format!("write to directory {dir_id} stopped: {e}")))?
     }
 
-    /// Records a completed upload; `None` when the record is gone or being deleted.
+    /// Records bytes found stored for a record (a new import's, or an upload adopted after a
+    /// crash lost its answer); `None` when the record is gone or being deleted, or while an
+    /// upload holds it (`db/uploads.rs`: that upload finishes it).
     pub async fn mark_uploaded(
         &self,
         object_id: &str,
@@ -539,18 +543,21 @@ impl Db {
     ) -> DbResult<Option<FileRecord>> {
         self.first(
             "UPDATE type::record('file', $o) SET state = 'ready', size = $s, content_type = $t, sha256 = $h
-             WHERE state != 'deleting' RETURN AFTER",
-            json!({ "o": object_id, "s": size, "t": content_type, "h": sha256 }),
+             WHERE state != 'deleting' AND (upload_claim = NONE OR upload_until < $now) RETURN AFTER",
+            json!({ "o": object_id, "s": size, "t": content_type, "h": sha256, "now": crate::clock::now_ms() }),
         )
         .await
         .map(|r: Option<Value>| r.and_then(|v| serde_json::from_value(strip_id(v)).ok()))
     }
 
-    /// Records the hash of a file's bytes, read when they were first staged.
-    pub async fn set_file_hash(&self, object_id: &str, sha256: &str) -> DbResult<()> {
+    /// Records the hash of a ready file's bytes, read from them after they were stored (a
+    /// ready file's bytes never change, `db/uploads.rs`), and of `size` bytes: a hash never
+    /// lands on a record that names other bytes.
+    pub async fn set_file_hash(&self, object_id: &str, size: u64, sha256: &str) -> DbResult<()> {
         self.exec(
-            "UPDATE type::record('file', $o) SET sha256 = $h RETURN NONE",
-            json!({ "o": object_id, "h": sha256 }),
+            "UPDATE type::record('file', $o) SET sha256 = $h
+             WHERE state = 'ready' AND size = $s AND sha256 = NONE RETURN NONE",
+            json!({ "o": object_id, "h": sha256, "s": size }),
         )
         .await
     }

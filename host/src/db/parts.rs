@@ -56,6 +56,10 @@ pub struct Part {
     /// How long its ffmpeg ran (metering sums the parts').
     pub elapsed_s: f64,
     pub failure: Option<PartFailure>,
+    /// When the whole task's `process_timeout_s` runs out (unix ms): a part's ffmpeg gets only
+    /// what is left of it, so splitting never buys a task more time than running it whole.
+    #[serde(default)]
+    pub deadline: i64,
     pub lease_token: Option<String>,
     pub lease_until: i64,
     pub attempts: u32,
@@ -72,6 +76,23 @@ impl Db {
             json!({ "p": part }),
         )
         .await
+    }
+
+    /// The account whose split has the oldest claimable part, if any: whose turn a free worker
+    /// weighs against the accounts waiting with jobs (`jobs/scheduler.rs`).
+    pub async fn next_part_account(&self, now: i64) -> DbResult<Option<String>> {
+        #[derive(Deserialize)]
+        struct Row {
+            account: String,
+        }
+        let row: Option<Row> = self
+            .first(
+                "SELECT account, created_at, index FROM part WHERE status = 'pending' AND alive_until > $now
+                 ORDER BY created_at ASC, index ASC LIMIT 1",
+                json!({ "now": now }),
+            )
+            .await?;
+        Ok(row.map(|r| r.account))
     }
 
     /// Claims the oldest pending part (of `split_id` only, when given) of a live split.

@@ -3,7 +3,9 @@
 //! longest ago (so a flood of one account's jobs does not hold back another's single job),
 //! then the one waiting longest; within an account, priority, then age. FIFO: the account with
 //! the oldest pending job.
-//! An account at its plan's `max_running_jobs` is skipped; its jobs wait their turn.
+//! An account at its plan's `max_running_jobs` is skipped; its jobs wait their turn. Split
+//! segments take workers too: they count as running for their account, and a free worker takes
+//! one only when no account with fewer running waits with a job (`segment_turn`).
 
 use std::collections::HashMap;
 
@@ -23,7 +25,7 @@ pub async fn claim(
     if pending.is_empty() {
         return Ok(None);
     }
-    let running = state.db.running_by_account().await?;
+    let running = state.db.running_by_account(state.cfg.split.enabled).await?;
     let accounts: Vec<String> = pending.iter().map(|(a, _)| a.clone()).collect();
     let last = state.db.last_turns(&accounts).await?;
     let mut limits = HashMap::new();
@@ -76,6 +78,43 @@ pub async fn queue_position(state: &AppState, job: &Job) -> AppResult<u64> {
         Scheduling::Fifo => state.db.pending_before(job).await?,
     };
     Ok(ahead + others)
+}
+
+/// Where the next split segment stands against the waiting jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentTurn {
+    /// No segment waits, or its account is at its `max_running_jobs` (its coordinator encodes
+    /// its own segments meanwhile).
+    None,
+    /// Before any job: no account that waits with a job runs fewer than the segment's.
+    First,
+    /// After the jobs of accounts running fewer: taken only if none of them can be claimed.
+    AfterJobs,
+}
+
+/// Whether a free worker should take a split segment before a job (fair scheduling), so one
+/// account's split does not hold another's single job back.
+pub async fn segment_turn(state: &AppState, now: i64) -> AppResult<SegmentTurn> {
+    let Some(account) = state.db.next_part_account(now).await? else {
+        return Ok(SegmentTurn::None);
+    };
+    let running = state.db.running_by_account(true).await?;
+    let mine = running.get(&account).copied().unwrap_or(0);
+    if max_running(state, &account)
+        .await?
+        .is_some_and(|max| mine >= max as u64)
+    {
+        return Ok(SegmentTurn::None);
+    }
+    if state.cfg.jobs.scheduling == Scheduling::Fifo {
+        return Ok(SegmentTurn::First);
+    }
+    for (other, _) in state.db.pending_accounts().await? {
+        if other != account && running.get(&other).copied().unwrap_or(0) < mine {
+            return Ok(SegmentTurn::AfterJobs);
+        }
+    }
+    Ok(SegmentTurn::First)
 }
 
 async fn max_running(state: &AppState, account: &str) -> AppResult<Option<u32>> {

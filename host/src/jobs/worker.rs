@@ -1,7 +1,8 @@
 //! Job workers: `jobs.workers` per instance. Each claims the oldest pending job, runs it while
 //! renewing its lease (and publishing progress), and finalises it only if it still holds the
 //! lease. A worker that dies lets its lease lapse; any worker then gives the job back.
-//! Segments of split encodes (`pipeline/split/`) are taken before jobs, in the same way.
+//! Segments of split encodes (`pipeline/split/`) are taken in the same way, in turn with jobs
+//! (`scheduler::segment_turn`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
+use super::scheduler::{self, SegmentTurn};
 use crate::app::AppState;
 use crate::db::{Job, JobEnd, Progress};
 use crate::error::AppError;
@@ -56,26 +58,25 @@ async fn worker_loop(state: Arc<AppState>) {
             tracing::warn!("requeue failed: {e}");
         }
         let token = names::random_id(24);
-        // Segments of running split encodes first: a task already under way waits on them.
-        // Only where `[split]` is on (on every instance, as the docs say): the queries are
-        // not worth a loop that never meets a segment.
-        if state.cfg.split.enabled {
+        // Segments of running split encodes take turns with jobs: first when their account
+        // runs no more than any account waiting with a job (a task under way waits on them),
+        // else after those jobs. Only where `[split]` is on (on every instance, as the docs
+        // say): the queries are not worth a loop that never meets a segment.
+        let segment = if state.cfg.split.enabled {
             pipeline::split::requeue(&state, now).await;
-            // The time now, not the loop's start: the lease must not begin already spent.
-            match state
-                .db
-                .claim_part(None, &token, clock::now_ms(), lease_ms)
+            scheduler::segment_turn(&state, now)
                 .await
-            {
-                Ok(Some(part)) => {
-                    pipeline::split::work(&state, part, &token).await;
-                    continue;
-                }
-                Ok(None) => {}
-                Err(e) => tracing::warn!("segment claim failed: {e}"),
-            }
+                .unwrap_or_else(|e| {
+                    tracing::warn!("segment turn failed: {e}");
+                    SegmentTurn::None
+                })
+        } else {
+            SegmentTurn::None
+        };
+        if segment == SegmentTurn::First && take_segment(&state, &token, lease_ms).await {
+            continue;
         }
-        match super::scheduler::claim(&state, &token, now, lease_ms).await {
+        match scheduler::claim(&state, &token, now, lease_ms).await {
             Ok(Some(job)) => {
                 state
                     .running_jobs
@@ -89,10 +90,33 @@ async fn worker_loop(state: Arc<AppState>) {
             Ok(None) => {}
             Err(e) => tracing::warn!("claim failed: {e}"),
         }
+        if segment == SegmentTurn::AfterJobs && take_segment(&state, &token, lease_ms).await {
+            continue;
+        }
         tokio::select! {
             _ = woken => {}
             _ = tokio::time::sleep(poll) => {}
             _ = state.stopping.cancelled() => {}
+        }
+    }
+}
+
+/// Claims and encodes the oldest pending split segment; `false` when none was left to claim.
+async fn take_segment(state: &Arc<AppState>, token: &str, lease_ms: i64) -> bool {
+    // The time now, not the loop's start: the lease must not begin already spent.
+    match state
+        .db
+        .claim_part(None, token, clock::now_ms(), lease_ms)
+        .await
+    {
+        Ok(Some(part)) => {
+            pipeline::split::work(state, part, token).await;
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            tracing::warn!("segment claim failed: {e}");
+            false
         }
     }
 }

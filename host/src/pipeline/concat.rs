@@ -32,25 +32,64 @@ pub fn is_staged_list(path: &str) -> bool {
     path.ends_with(&format!(".{STAGED_EXT}"))
 }
 
-/// Whether the staged file starts with the concat signature (ffmpeg would read it as a list).
+/// Whether the staged file starts with the concat signature (ffmpeg would read it as a list),
+/// after any ID3v2 tags: libavformat skips those before it probes a file's format, so a list
+/// behind one is read as a list (issue #32).
 pub async fn sniffed(path: &Path) -> AppResult<bool> {
-    use tokio::io::AsyncReadExt;
-    let mut head = [0u8; SIGNATURE.len()];
+    use tokio::io::{AsyncReadExt, AsyncSeekExt};
     let mut file = tokio::fs::File::open(path)
         .await
         .map_err(anyhow::Error::from)?;
-    let mut n = 0;
-    while n < head.len() {
-        match file
-            .read(&mut head[n..])
+    let mut at = 0u64;
+    let mut head = [0u8; SIGNATURE.len()];
+    loop {
+        file.seek(std::io::SeekFrom::Start(at))
             .await
-            .map_err(anyhow::Error::from)?
-        {
-            0 => break,
-            read => n += read,
+            .map_err(anyhow::Error::from)?;
+        let mut n = 0;
+        while n < head.len() {
+            match file
+                .read(&mut head[n..])
+                .await
+                .map_err(anyhow::Error::from)?
+            {
+                0 => break,
+                read => n += read,
+            }
+        }
+        match id3v2_len(&head[..n]) {
+            Some(len) if at < MAX_ID3_SKIP => at += len,
+            _ => return Ok(&head[..n] == SIGNATURE),
         }
     }
-    Ok(&head[..n] == SIGNATURE)
+}
+
+/// How far past ID3v2 tags a probe looks: libavformat's probe reads at most 1 MiB.
+const MAX_ID3_SKIP: u64 = 1 << 21;
+
+/// The length of the ID3v2 tag `head` starts with (header, body, footer), as libavformat's
+/// `ff_id3v2_match` and `ff_id3v2_tag_len` read it.
+fn id3v2_len(head: &[u8]) -> Option<u64> {
+    let h = head.get(..10)?;
+    let tagged =
+        &h[..3] == b"ID3" && h[3] != 0xff && h[4] != 0xff && h[6..10].iter().all(|b| b & 0x80 == 0);
+    if !tagged {
+        return None;
+    }
+    let body = h[6..10]
+        .iter()
+        .fold(0u64, |len, b| (len << 7) | u64::from(b & 0x7f));
+    let footer = if h[5] & 0x10 != 0 { 10 } else { 0 };
+    Some(10 + body + footer)
+}
+
+/// Where a list's text starts: past the ID3v2 tags ffmpeg skips too.
+fn past_id3v2(bytes: &[u8]) -> &[u8] {
+    let mut at = 0usize;
+    while let Some(len) = id3v2_len(&bytes[at.min(bytes.len())..]) {
+        at = at.saturating_add(len as usize);
+    }
+    &bytes[at.min(bytes.len())..]
 }
 
 /// An input a list may name.
@@ -81,7 +120,8 @@ pub async fn confine(name: &str, path: &Path, targets: &[Target<'_>]) -> AppResu
         )));
     }
     let bytes = tokio::fs::read(path).await.map_err(anyhow::Error::from)?;
-    let text = String::from_utf8(bytes).map_err(|_| refuse("it is not UTF-8 text".into()))?;
+    let text = String::from_utf8(past_id3v2(&bytes).to_vec())
+        .map_err(|_| refuse("it is not UTF-8 text".into()))?;
     let rewritten = rewrite(&text, targets).map_err(refuse)?;
     tokio::fs::remove_file(path)
         .await
@@ -194,6 +234,21 @@ fn is_time(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id3v2_tags_are_skipped_as_ffmpeg_skips_them() {
+        let mut tagged = b"ID3\x04\x00\x00\x00\x00\x00\x05hello".to_vec();
+        tagged.extend_from_slice(b"ffconcat version 1.0\n");
+        assert_eq!(id3v2_len(&tagged), Some(15));
+        assert_eq!(past_id3v2(&tagged), b"ffconcat version 1.0\n");
+        // With a footer (flag 0x10), and a size byte with its top bit set is no tag.
+        assert_eq!(
+            id3v2_len(b"ID3\x04\x00\x10\x00\x00\x01\x00"),
+            Some(10 + 128 + 10)
+        );
+        assert_eq!(id3v2_len(b"ID3\x04\x00\x00\x80\x00\x00\x00"), None);
+        assert_eq!(past_id3v2(b"plain"), b"plain");
+    }
 
     fn targets() -> Vec<Target<'static>> {
         vec![

@@ -1,8 +1,8 @@
 //! Estimates before anything runs: how long a task will take, how large its outputs will be,
 //! and what that costs. Time is the inputs' media duration over the speed this installation
-//! measured on earlier runs of the same kind (codec, preset, output height), kept in the
-//! database so estimates improve with use and hold on every instance; defaults for the kind
-//! until then. Output size: explicit bitrates, else the measured bytes per media second.
+//! measured on the account's earlier runs of the same kind (codec, preset, output height), kept
+//! in the database so estimates improve with use and hold on every instance; defaults for the
+//! kind until then. Output size: explicit bitrates, else the measured bytes per media second.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -190,7 +190,11 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
     }
     let input_s = duration.unwrap_or(UNKNOWN_DURATION_S);
     let media_s = kind.media_s(input_s);
-    let measured = state.db.throughput(&kind.key).await?;
+    // The account's own runs only: another tenant's would tell it what that tenant runs.
+    let measured = state
+        .db
+        .throughput(&throughput_key(&resolved.account.name, &kind.key))
+        .await?;
     let (speed, confidence, how) = match &measured {
         Some(t) if t.runs > 0 && t.speed > 0.0 => (
             t.speed,
@@ -200,7 +204,7 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
                 Confidence::Medium
             },
             format!(
-                "{} earlier run{} of {} here ({:.1}x real time)",
+                "{} earlier run{} of {} by this account here ({:.1}x real time)",
                 t.runs,
                 if t.runs == 1 { "" } else { "s" },
                 kind.key,
@@ -211,7 +215,7 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
             kind.default_speed,
             Confidence::Low,
             format!(
-                "no run of {} measured here yet; a default of {:.1}x real time",
+                "no run of {} by this account measured here yet; a default of {:.1}x real time",
                 kind.key, kind.default_speed
             ),
         ),
@@ -252,10 +256,17 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
     ))
 }
 
-/// Keeps what a finished run measured for the next estimates of its kind (in the background:
-/// a run never waits for it).
+/// Where an account's measurements of a kind are kept: per account, so one tenant's estimates
+/// never show another's activity (issue #32).
+fn throughput_key(account: &str, kind: &str) -> String {
+    format!("{account}/{kind}")
+}
+
+/// Keeps what a finished run of `account` measured for its next estimates of the kind (in the
+/// background: a run never waits for it).
 pub fn record(
     state: &Arc<AppState>,
+    account: &str,
     task: &Task,
     media_s: f64,
     elapsed: Duration,
@@ -265,7 +276,7 @@ pub fn record(
     if media_s <= 0.0 || wall <= 0.0 {
         return;
     }
-    let kind = kind_of(task).key;
+    let kind = throughput_key(account, &kind_of(task).key);
     let state = state.clone();
     tokio::spawn(async move {
         let sample = Throughput {

@@ -36,6 +36,16 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 pub use import::import_url;
+
+/// Whether an input is a concat list, as staging will judge it: declared by its name or
+/// options, or found by its first bytes at `path`.
+pub async fn is_concat_list(
+    name: &str,
+    options: &[String],
+    path: &std::path::Path,
+) -> AppResult<bool> {
+    Ok(concat::declared(name, options) || concat::sniffed(path).await?)
+}
 pub use resolve::{Input, InputFile, Resolved, reload, resolve, resolve_unmetered, url_file_name};
 
 use crate::app::AppState;
@@ -275,7 +285,14 @@ async fn register_run(
     )
     .await?;
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
-    estimate::record(state, &resolved.task, m.media_s, m.elapsed, output_bytes);
+    estimate::record(
+        state,
+        &resolved.account.name,
+        &resolved.task,
+        m.media_s,
+        m.elapsed,
+        output_bytes,
+    );
     let usage = Usage::new(m.elapsed.as_secs_f64(), m.input_bytes, output_bytes);
     Ok(Completed {
         charge: Charge::of_run(m.input_bytes, output_bytes, &usage),

@@ -207,12 +207,45 @@ pub fn url_file_name(url: &url::Url) -> String {
                 '_'
             }
         })
-        .take(120)
         .collect();
-    let clean = clean.trim_matches('.').to_string();
+    let clean = clean.trim_matches('.');
     if clean.is_empty() {
-        "input".into()
-    } else {
-        clean
+        return "input".into();
+    }
+    // Cut by bytes, not characters (a name holds 255 bytes, `names.rs`), keeping a short
+    // extension: the format is guessed from it.
+    let (stem, ext) = match clean.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() && ext.len() <= 16 => (stem, ext),
+        _ => (clean, ""),
+    };
+    let room = MAX_URL_NAME_BYTES - if ext.is_empty() { 0 } else { ext.len() + 1 };
+    let mut cut = room.min(stem.len());
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    match ext {
+        "" => stem[..cut].to_string(),
+        ext => format!("{}.{ext}", &stem[..cut]),
+    }
+}
+
+/// The longest name a URL input is stored under: room is left within the 255 bytes of a name
+/// for the `_<n>` or `_<8 characters>` that `import.rs` adds on a clash.
+const MAX_URL_NAME_BYTES: usize = 200;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_names_fit_in_a_name_by_bytes() {
+        let long = "𝒜".repeat(120);
+        let url = url::Url::parse(&format!("https://example.com/{long}.mp4")).unwrap();
+        let name = url_file_name(&url);
+        assert!(name.len() <= MAX_URL_NAME_BYTES, "{} bytes", name.len());
+        assert!(name.ends_with(".mp4"), "{name}");
+        assert!(crate::names::valid_file_name(&name));
+        let url = url::Url::parse("https://example.com/a%2Fb/..").unwrap();
+        assert_eq!(url_file_name(&url), "input");
     }
 }

@@ -12,7 +12,7 @@ use crate::media::sandbox::Rlimits;
 use crate::media::scratch::Scratch;
 use crate::plugins::types::StagedInput;
 
-/// Runs a checked argv; returns how long ffmpeg ran.
+/// Runs a checked argv within `limits.process_timeout_s`; returns how long ffmpeg ran.
 pub async fn ffmpeg(
     state: &AppState,
     account: &str,
@@ -21,7 +21,29 @@ pub async fn ffmpeg(
     argv: Vec<String>,
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Duration> {
+    let whole = Duration::from_secs(state.cfg.limits.process_timeout_s);
+    ffmpeg_within(state, account, scratch, staged, argv, progress, whole).await
+}
+
+/// `ffmpeg` given only `timeout` (at most the configured one): what a split task's runs have
+/// left of the task's own time.
+pub async fn ffmpeg_within(
+    state: &AppState,
+    account: &str,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    argv: Vec<String>,
+    progress: Option<watch::Sender<u64>>,
+    timeout: Duration,
+) -> AppResult<Duration> {
     let limits = &state.cfg.limits;
+    let timeout = timeout.min(Duration::from_secs(limits.process_timeout_s));
+    if timeout.is_zero() {
+        return Err(AppError::TimedOut {
+            what: "Processing",
+            seconds: limits.process_timeout_s,
+        });
+    }
     let exit = {
         let _slot = state.tenants.process_slot(account).await;
         crate::metrics::count(crate::metrics::FFMPEG_RUNS);
@@ -33,10 +55,10 @@ pub async fn ffmpeg(
                 read_only: vec![scratch.inputs()],
                 writable: vec![scratch.outputs()],
                 cwd: &scratch.outputs(),
-                timeout: Duration::from_secs(limits.process_timeout_s),
+                timeout,
                 rlimits: Rlimits {
                     file_size: limits.max_output_bytes,
-                    cpu_seconds: limits.process_timeout_s * 4,
+                    cpu_seconds: timeout.as_secs().max(1) * 4,
                     open_files: 1024,
                 },
                 output_cap: Some(OutputCap {

@@ -126,7 +126,10 @@ pub async fn hashes(
                 let path = Path::new(&at.path);
                 state.store.stage(&file.object_id, path).await?;
                 let h = crate::files::sha256_of(path).await?;
-                state.db.set_file_hash(&file.object_id, &h).await?;
+                state
+                    .db
+                    .set_file_hash(&file.object_id, file.size, &h)
+                    .await?;
                 h
             }
         };

@@ -231,6 +231,16 @@ pub struct Worlds {
     formatter: Option<Loaded<wit::Formatter>>,
 }
 
+impl Worlds {
+    fn has(&self, world: World) -> bool {
+        match world {
+            World::CommandBuilder => self.builder.is_some(),
+            World::Translator => self.translator.is_some(),
+            World::WebhookFormatter => self.formatter.is_some(),
+        }
+    }
+}
+
 struct Source {
     cfg: config::Plugins,
     cache_dir: PathBuf,
@@ -251,24 +261,42 @@ impl PluginHost {
             cache_dir: cache_dir.to_path_buf(),
             net: net.clone(),
         });
-        let worlds = host.load_worlds(cfg, cache_dir, net).await?;
+        let worlds = host.load_worlds(cfg, cache_dir, net, None).await?;
         host.worlds = std::sync::RwLock::new(Arc::new(worlds));
         Ok(host)
     }
 
+    /// The file each world's component is read from: the configured one, else the default.
+    fn paths(cfg: &config::Plugins) -> impl Iterator<Item = (World, PathBuf)> + '_ {
+        World::ALL.into_iter().map(|world| {
+            let path = match world.entry(cfg) {
+                Some(entry) => entry.path.clone(),
+                None => cfg.default_dir.join(world.default_file()),
+            };
+            (world, path)
+        })
+    }
+
+    /// Every world's component, read again. On a reload (`loaded`: the set in use), a default
+    /// component whose file is missing fails the reload instead of leaving its world empty:
+    /// a file gone for a moment (a rebuild replacing it) must not take the world away.
     async fn load_worlds(
         &self,
         cfg: &config::Plugins,
         cache_dir: &Path,
         net: &Net,
+        loaded: Option<&Worlds>,
     ) -> anyhow::Result<Worlds> {
         let mut worlds = Worlds::default();
-        for world in World::ALL {
-            let path = match world.entry(cfg) {
-                Some(entry) => entry.path.clone(),
-                None => cfg.default_dir.join(world.default_file()),
-            };
+        for (world, path) in Self::paths(cfg) {
             if world.entry(cfg).is_none() && !path.exists() {
+                if loaded.is_some_and(|w| w.has(world)) {
+                    anyhow::bail!(
+                        "the {} plugin's file {} is missing",
+                        world.name(),
+                        path.display()
+                    );
+                }
                 tracing::warn!(
                     "no {} plugin: {} not found (run `make build`)",
                     world.name(),
@@ -319,7 +347,11 @@ impl PluginHost {
         let Some(src) = &self.source else {
             return false;
         };
-        match self.load_worlds(&src.cfg, &src.cache_dir, &src.net).await {
+        let loaded = self.worlds();
+        match self
+            .load_worlds(&src.cfg, &src.cache_dir, &src.net, Some(&loaded))
+            .await
+        {
             Ok(worlds) => {
                 *self.worlds.write().expect("plugin set lock") = Arc::new(worlds);
                 tracing::info!("plugins reloaded");
@@ -332,23 +364,22 @@ impl PluginHost {
         }
     }
 
-    /// The loaded components' files, with their modification times and sizes (for `watch`).
+    /// Every component file a reload reads, loaded now or not, with its modification time
+    /// and size (for `watch`): a file that comes back after a failed reload is noticed too.
     pub fn stamps(&self) -> Vec<(PathBuf, Option<(std::time::SystemTime, u64)>)> {
         let worlds = self.worlds();
-        let paths = [
-            worlds.builder.as_ref().map(|l| &l.path),
-            worlds.translator.as_ref().map(|l| &l.path),
-            worlds.translator_fallback.as_ref().map(|l| &l.path),
-            worlds.formatter.as_ref().map(|l| &l.path),
-        ];
+        let mut paths: Vec<PathBuf> = match &self.source {
+            Some(src) => Self::paths(&src.cfg).map(|(_, p)| p).collect(),
+            None => Vec::new(),
+        };
+        paths.extend(worlds.translator_fallback.as_ref().map(|l| l.path.clone()));
         paths
             .into_iter()
-            .flatten()
             .map(|p| {
-                let stamp = std::fs::metadata(p)
+                let stamp = std::fs::metadata(&p)
                     .ok()
                     .and_then(|m| Some((m.modified().ok()?, m.len())));
-                (p.clone(), stamp)
+                (p, stamp)
             })
             .collect()
     }

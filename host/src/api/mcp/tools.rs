@@ -467,6 +467,9 @@ impl Tools {
         };
         let mut job = api::jobs::owned_job(state, account, &a.job_id).await?;
         if a.wait == Some(true) {
+            let _permit = state
+                .tenants
+                .admit_watcher(&account.name, state.cfg.jobs.max_watchers_per_account)?;
             let deadline = Instant::now() + Duration::from_secs(timeout);
             while !job.status.is_terminal() && Instant::now() < deadline {
                 if let (Some(p), Some(now)) = (progress.as_mut(), job.progress) {

@@ -47,6 +47,35 @@ const MAX_ATTEMPTS: u32 = 3;
 /// Parts the stitch fetches from the store at once.
 const STAGED_AT_ONCE: usize = 8;
 
+/// Fewest frames a part carries: below this a part's fixed costs (staging, the sandbox,
+/// ffmpeg's start-up, about 0.1 s) outweigh its share of the encode, and a tiny input of many
+/// keyframes would become hundreds of runs (issue #32).
+const MIN_PART_FRAMES: u64 = 250;
+
+/// Most parts one task is cut into, however long: each is a row, two objects and a run.
+const MAX_PARTS: u64 = 64;
+
+/// What is left until `deadline` (unix ms); zero once it passed.
+fn time_left(deadline: i64) -> Duration {
+    Duration::from_millis((deadline - clock::now_ms()).max(0) as u64)
+}
+
+/// The task's own timeout, for the whole split: wall time until the deadline, and the ffmpeg
+/// time of every run summed.
+fn timed_out(state: &AppState) -> AppError {
+    AppError::TimedOut {
+        what: "Processing",
+        seconds: state.cfg.limits.process_timeout_s,
+    }
+}
+
+/// How long a segment is: `segment_s`, or longer where that would make more than `MAX_PARTS`
+/// parts or parts of fewer than `MIN_PART_FRAMES` frames. `None`: not worth splitting.
+fn segment_length(frames: u64, duration: f64, segment_s: f64) -> Option<f64> {
+    let parts = (frames / MIN_PART_FRAMES).min(MAX_PARTS);
+    (parts >= 2 && duration > 0.0).then(|| segment_s.max(duration / parts as f64))
+}
+
 /// How a split encode will cut its input.
 pub struct Plan {
     input: facts::Facts,
@@ -82,7 +111,10 @@ pub async fn plan(
     let Some(video) = &input.video else {
         return Ok(None);
     };
-    let cuts = commands::boundaries(&video.keyframes, video.duration(), cfg.segment_s);
+    let Some(segment_s) = segment_length(video.frames, video.duration(), cfg.segment_s) else {
+        return Ok(None);
+    };
+    let cuts = commands::boundaries(&video.keyframes, video.duration(), segment_s);
     Ok((!cuts.is_empty()).then_some(Plan { input, cuts }))
 }
 
@@ -100,6 +132,7 @@ pub async fn run(
     progress: watch::Sender<u64>,
 ) -> AppResult<Completed> {
     metrics::count(metrics::SPLIT_RUNS);
+    let deadline = clock::now_ms() + (state.cfg.limits.process_timeout_s * 1000) as i64;
     let account = resolved.account.name.as_str();
     let split_id = names::random_id(16);
     // Phase times in the log: where a split's wall time goes, for operators tuning `[split]`.
@@ -143,6 +176,7 @@ pub async fn run(
             processed_s: 0.0,
             elapsed_s: 0.0,
             failure: None,
+            deadline,
             lease_token: None,
             lease_until: 0,
             attempts: 0,
@@ -179,7 +213,7 @@ pub async fn run(
 
     // Cut, and hand each segment to the queue: every worker takes them.
     let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
-    let mut elapsed = ffmpeg(state, account, scratch, staged, &cut).await?;
+    let mut elapsed = ffmpeg(state, account, scratch, staged, &cut, deadline).await?;
     let segments: Vec<_> = super::register::produced(&scratch.outputs())
         .await?
         .into_iter()
@@ -211,7 +245,7 @@ pub async fn run(
 
     // Wait for the parts, encoding any still pending here.
     let parts = tokio::select! {
-        parts = gather(state, &split_id, made, &progress) => parts?,
+        parts = gather(state, &split_id, made, &progress, deadline, elapsed) => parts?,
         () = keep_alive(state, &split_id) => unreachable!("keeps the parts alive until dropped"),
     };
     let encoded = started.elapsed();
@@ -253,7 +287,7 @@ pub async fn run(
     }
     let stitched = work.outputs().join(&name);
     let mux = commands::mux(&list, audio.as_deref(), &output.args, &stitched);
-    elapsed += ffmpeg(state, account, &work, &mux_inputs, &mux).await?;
+    elapsed += ffmpeg(state, account, &work, &mux_inputs, &mux, deadline).await?;
     let made = facts::read(state, account, &stitched).await?;
     verify::check(&plan.input, &made, audio.is_some()).map_err(AppError::SplitCheck)?;
     tokio::fs::rename(&stitched, scratch.outputs().join(&name))
@@ -278,27 +312,34 @@ pub async fn run(
     register_run(state, resolved, output_dir, scratch, measured, built.shown).await
 }
 
-/// Runs one of the host's own commands through the fence and the sandbox.
+/// Runs one of the host's own commands through the fence and the sandbox, by `deadline`.
 async fn ffmpeg(
     state: &AppState,
     account: &str,
     scratch: &Scratch,
     staged: &[StagedInput],
     cmd: &BuiltCommand,
+    deadline: i64,
 ) -> AppResult<Duration> {
     let argv = argv::ffmpeg_argv(cmd, staged, &scratch.dir, &scratch.outputs())
         .map_err(|r| AppError::HostRefused(r.0))?;
-    run::ffmpeg(state, account, scratch, staged, argv, None).await
+    let left = time_left(deadline);
+    run::ffmpeg_within(state, account, scratch, staged, argv, None, left).await
 }
 
 /// The parts once all are done, publishing their summed progress; the first failure fails
-/// the task. Pending parts are taken here too, so a split never waits for a free worker.
+/// the task, and so does its timeout (the deadline passed, or the parts' ffmpeg time and
+/// `spent` add up to more than it). Pending parts are taken here too, so a split never waits
+/// for a free worker.
 async fn gather(
     state: &Arc<AppState>,
     split_id: &str,
     made: usize,
     progress: &watch::Sender<u64>,
+    deadline: i64,
+    spent: Duration,
 ) -> AppResult<Vec<Part>> {
+    let budget = state.cfg.limits.process_timeout_s as f64;
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
     let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.clamp(50, 250));
     loop {
@@ -322,6 +363,10 @@ async fn gather(
                 details: failure.details.clone(),
             });
         }
+        let charged: f64 = parts.iter().map(|p| p.elapsed_s.max(0.0)).sum();
+        if clock::now_ms() >= deadline || spent.as_secs_f64() + charged > budget {
+            return Err(timed_out(state));
+        }
         let processed: f64 = parts
             .iter()
             .filter(|p| !p.audio)
@@ -340,7 +385,7 @@ async fn gather(
             Some(part) => work(state, part, &token).await,
             None => tokio::select! {
                 () = changed => {}
-                () = tokio::time::sleep(poll) => {}
+                () = tokio::time::sleep(poll.min(time_left(deadline))) => {}
             },
         }
     }
@@ -415,5 +460,25 @@ async fn remove_objects(state: &AppState, parts: &[Part]) {
                 tracing::warn!(object, "removing a split segment: {e:#}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_carry_enough_frames_and_are_bounded_in_number() {
+        // 400 one-frame keyframes over a long time: not worth one extra run.
+        assert_eq!(segment_length(400, 12_000.0, 30.0), None);
+        // 60 s at 30 fps: the configured length stands.
+        assert_eq!(segment_length(1800, 60.0, 10.0), Some(10.0));
+        // 600 frames: two parts at most, whatever segment_s says.
+        assert_eq!(segment_length(600, 60.0, 1.0), Some(30.0));
+        // Ten hours at 30 fps: at most MAX_PARTS parts.
+        assert_eq!(
+            segment_length(1_080_000, 36_000.0, 30.0),
+            Some(36_000.0 / 64.0)
+        );
     }
 }

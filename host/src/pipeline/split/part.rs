@@ -104,13 +104,14 @@ async fn encode(
     };
     let argv = argv::ffmpeg_argv(&cmd, &staged, &scratch.dir, &scratch.outputs())
         .map_err(|r| AppError::HostRefused(r.0))?;
-    let elapsed = run::ffmpeg(
+    let elapsed = run::ffmpeg_within(
         state,
         &part.account,
         &scratch,
         &staged,
         argv,
         Some(progress),
+        super::time_left(part.deadline),
     )
     .await?;
     // Each attempt its own object: one that lost its lease removes only its own.
