@@ -25,8 +25,19 @@ const KNOWN_GAPS: &[(&str, &str)] = &[];
 /// The classes of issue #17, named by the id's prefix (the corpus's `about`); other ids are
 /// the earlier unseen phrasings.
 const CLASSES: &[&str] = &[
-    "compound", "adding", "repeat", "aspect", "crop", "subs", "formats", "casual", "smaller",
-    "probes", "lang", "meaning",
+    "compound",
+    "adding",
+    "repeat",
+    "aspect",
+    "crop",
+    "subs",
+    "formats",
+    "casual",
+    "smaller",
+    "probes",
+    "lang",
+    "meaning",
+    "precision",
 ];
 
 fn class_of(id: &str) -> &'static str {

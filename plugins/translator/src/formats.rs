@@ -483,6 +483,22 @@ pub const AUDIO_ENCODERS: &[AudioEncoder] = &[
         rates: &[],
         format: "wav",
     },
+    AudioEncoder {
+        key: "pcm24",
+        lib: "pcm_s24le",
+        codec: "pcm_s24le",
+        kbps: None,
+        rates: &[],
+        format: "wav",
+    },
+    AudioEncoder {
+        key: "pcmf32",
+        lib: "pcm_f32le",
+        codec: "pcm_f32le",
+        kbps: None,
+        rates: &[],
+        format: "wav",
+    },
 ];
 
 pub fn video_encoder(key: &str) -> Option<&'static VideoEncoder> {
@@ -534,6 +550,7 @@ mod tests {
         assert_eq!(by_container("mov,mp4,m4a,3gp,3g2,mj2").unwrap().key, "mp4");
         assert_eq!(by_container("matroska,webm").unwrap().key, "mkv");
         assert_eq!(by_ext("JPEG").unwrap().key, "jpg");
-        assert_eq!(audio_encoder_for_codec("pcm_s24le").unwrap().key, "pcm");
+        assert_eq!(audio_encoder_for_codec("pcm_s24le").unwrap().key, "pcm24");
+        assert_eq!(audio_encoder_for_codec("pcm_s32le").unwrap().key, "pcm");
     }
 }

@@ -123,6 +123,59 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     out
 }
 
+/// The clauses (between separators and unused `@barrier` words: "and", "then", ...) in which no
+/// rule used a word but that hold meaningful words, each as those words: a part of the request
+/// that would otherwise be dropped without a word. A clause counts as understood when any rule
+/// used a word of it ("trim the first 10 seconds": the rule took "first 10 seconds").
+pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
+    let lex = lexicon();
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let barrier = |t: &Token| {
+        t.kind == Tok::Word
+            && lex.classes["barrier"]
+                .iter()
+                .any(|p| p.len() == 1 && p[0] == t.norm)
+    };
+    let meaningful = |t: &Token| {
+        match t.kind {
+            Tok::Sep => false,
+            Tok::Word => {
+                !(lex.is_filler(&t.norm)
+                    || barrier(t)
+                    || lex.classes["quiet"]
+                        .iter()
+                        .any(|p| p.len() == 1 && p[0] == t.norm))
+            }
+            // A number or a file name left alone is part of what was asked.
+            _ => true,
+        }
+    };
+    let mut out = Vec::new();
+    let mut clause: Vec<usize> = Vec::new();
+    let mut close = |clause: &mut Vec<usize>| {
+        let understood = clause.iter().any(|i| used.contains(i));
+        let words: Vec<&str> = clause
+            .iter()
+            .filter(|&&i| meaningful(&tokens[i]))
+            .map(|&i| tokens[i].norm.as_str())
+            .collect();
+        if !understood && !words.is_empty() {
+            out.push(words.join(" "));
+        }
+        clause.clear();
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind == Tok::Sep || (barrier(t) && !used.contains(&i)) {
+            close(&mut clause);
+        } else {
+            clause.push(i);
+        }
+    }
+    close(&mut clause);
+    out
+}
+
 /// Words that change what is asked and that no rule used: `@negation` words always, and
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
 /// in" is a fade; "add 3 seconds" with nothing else understood is not).

@@ -182,6 +182,12 @@ pub enum Intent {
     ExtractAudio,
     RemoveAudio,
     Speed(f64),
+    /// Many times faster, without sound (a timelapse has none).
+    Timelapse,
+    /// Sound for speech recognition: 16 kHz mono.
+    Speech,
+    /// Padding filled with the picture blurred ("a blurred background").
+    BlurFill,
     Reverse,
     Volume(Level),
     /// Degrees clockwise.
@@ -263,6 +269,7 @@ impl Intent {
                 | Intent::OverlaySize(_)
                 | Intent::Opacity(_)
                 | Intent::Noop
+                | Intent::BlurFill
                 | Intent::KeepAspect
                 | Intent::Format {
                     how: FormatHow::Source,
@@ -280,6 +287,8 @@ pub struct Understanding {
     pub leftovers: Vec<String>,
     /// Words that change the meaning ("except", "add") and that no rule used.
     pub dropped: Vec<String>,
+    /// Clauses no rule understood a word of (`grammar::unaccounted_clauses`).
+    pub unaccounted: Vec<String>,
 }
 
 impl Understanding {
@@ -306,6 +315,7 @@ pub fn understand(instruction: &str) -> Understanding {
     let hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
     let leftovers = grammar::leftovers(&tokens, &hits);
     let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
+    let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
@@ -314,6 +324,7 @@ pub fn understand(instruction: &str) -> Understanding {
         heard,
         leftovers,
         dropped,
+        unaccounted,
     }
 }
 
@@ -517,6 +528,20 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             }
         }
         "reverse" => Some(Intent::Reverse),
+        "timelapse" => Some(Intent::Timelapse),
+        "speech" => Some(Intent::Speech),
+        "blur-fill" => Some(Intent::BlurFill),
+        // Silence between two times, the rest of the sound and the whole length kept.
+        "mute-range" => {
+            let t = times(caps);
+            (t.len() >= 2 && t[0] >= 0.0 && t[1] > t[0]).then(|| {
+                Intent::AudioFilter(format!(
+                    "volume=enable='between(t,{},{})':volume=0",
+                    crate::numbers::fmt_num(t[0]),
+                    crate::numbers::fmt_num(t[1])
+                ))
+            })
+        }
         "volume" => {
             let dir = match arg(0) {
                 "up" => 1,

@@ -19,6 +19,7 @@ pub mod numbers;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
+pub mod scope;
 pub mod tokens;
 pub mod typos;
 pub mod wants;
@@ -58,6 +59,23 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
             subject: None,
         });
     }
+    // A clause no task can carry out is refused as such, whatever else is asked: running the
+    // rest would answer as if all of it were done.
+    if let Some(why) = scope::out_of_scope(instructions) {
+        let understood = u.understood();
+        let message = if understood.is_empty() || !u.has(intents::Intent::is_action) {
+            format!("Mediaforge cannot {why}. Nothing was run.")
+        } else {
+            format!(
+                "I understood {}, but Mediaforge cannot {why}. Nothing was run.",
+                understood.join(", ")
+            )
+        };
+        return Err(Refusal {
+            message,
+            subject: None,
+        });
+    }
     if !u.has(intents::Intent::is_action) {
         let mut message = String::from("I could not find a media operation in this instruction");
         if !u.leftovers.is_empty() {
@@ -82,6 +100,18 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
         return Err(Refusal {
             message,
             subject: Some(word.clone()),
+        });
+    }
+    // A clause of which nothing was understood is refused, not dropped: the answer would
+    // otherwise look like the whole request was done.
+    if !u.unaccounted.is_empty() {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not {}, so I did not run anything rather than leave part of the request undone.",
+                u.understood().join(", "),
+                quoted(&u.unaccounted)
+            ),
+            subject: u.unaccounted.first().cloned(),
         });
     }
     plan::plan(&u, inputs).map_err(|why| {

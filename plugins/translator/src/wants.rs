@@ -72,6 +72,8 @@ pub struct Wants {
     pub formats: Vec<(String, FormatHow)>,
     pub corner: Option<String>,
     pub color: Option<String>,
+    /// Padding filled with the picture itself, scaled up and blurred, instead of a colour.
+    pub blur_fill: bool,
     pub at: Option<f64>,
     pub loose_time: Option<f64>,
 }
@@ -104,6 +106,14 @@ impl Wants {
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
                 Intent::Speed(s) => w.speed = Some(s),
+                Intent::Timelapse => {
+                    w.speed = Some(8.0);
+                    w.remove_audio = true;
+                }
+                Intent::Speech => {
+                    w.sample_rate = Some(16000);
+                    w.channels = Some(1);
+                }
                 Intent::Reverse => w.reverse = true,
                 Intent::Volume(l) => w.volume = Some(l),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
@@ -155,7 +165,22 @@ impl Wants {
                 Intent::Color(c) => w.color = Some(c),
                 Intent::At(t) => w.at = Some(t),
                 Intent::LooseTime(t) => w.loose_time = Some(t),
+                Intent::BlurFill => w.blur_fill = true,
                 Intent::Noop => {}
+            }
+        }
+        // "9:16 with a blurred background": a fill is padding, never a crop of the picture.
+        if w.blur_fill && w.pad.is_none() {
+            match w.crop {
+                Some(Crop::Aspect(r)) => {
+                    w.pad = Some(Pad::Aspect(r));
+                    w.crop = None;
+                }
+                Some(Crop::Square) => {
+                    w.pad = Some(Pad::Square);
+                    w.crop = None;
+                }
+                _ => {}
             }
         }
         w

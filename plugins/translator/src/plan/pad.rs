@@ -67,3 +67,30 @@ pub fn filters(
         ),
     }
 }
+
+/// A pad to an aspect ratio or a square whose padding is the picture itself, scaled to cover
+/// the new frame and blurred, with the picture centred on it (the vertical-video "blurred
+/// background"). `None` without the picture's size or for other pads.
+pub fn blurred(
+    pad: &Pad,
+    dims: Option<(u32, u32)>,
+    round: Rounding,
+) -> Option<(Vec<String>, Option<(u32, u32)>)> {
+    let (iw, ih) = dims?;
+    let ev = |x: f64| round.px(x);
+    let (fw, fh) = (iw as f64, ih as f64);
+    let (w, h) = match pad {
+        Pad::Aspect(r) if fw / fh < *r => (ev(fh * r).max(iw), ih),
+        Pad::Aspect(r) => (iw, ev(fw / r).max(ih)),
+        Pad::Square => {
+            let s = ev(iw.max(ih) as f64);
+            (s, s)
+        }
+        _ => return None,
+    };
+    let graph = format!(
+        "split[mf_bg][mf_fg];[mf_bg]scale={w}:{h}:force_original_aspect_ratio=increase,\
+         crop={w}:{h},gblur=sigma=20[mf_blur];[mf_blur][mf_fg]overlay=(W-w)/2:(H-h)/2"
+    );
+    Some((vec![graph], Some((w, h))))
+}

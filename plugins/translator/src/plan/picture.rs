@@ -2,10 +2,14 @@
 //! the picture's size so later steps can use exact numbers.
 
 use super::choose::Mode;
-use super::{Planned, Planner, crop, pad, resize};
+use super::{PlanError, Planned, Planner, crop, pad, resize};
 use crate::filters::{self, even};
 use crate::intents::{Crop, Pad, Resize, Strength};
 use crate::media::Kind;
+
+/// Why a blurred fill was refused.
+const BLUR_FILL_NEEDS: &str = "a blurred background fills padding: it needs a shape to fill \
+    (an aspect ratio such as 9:16, or a square) and the picture's size";
 
 /// How computed sizes are rounded: even for yuv420p encoders, else to the nearest pixel.
 #[derive(Clone, Copy)]
@@ -71,9 +75,16 @@ impl Planner<'_> {
                 "padded"
             });
             let color = self.w.color.as_deref().unwrap_or("black");
-            let (filters, new) = pad::filters(&p, dims, color, round);
+            let (filters, new) = if self.w.blur_fill {
+                pad::blurred(&p, dims, round).ok_or(PlanError::NotSupported(BLUR_FILL_NEEDS))?
+            } else {
+                pad::filters(&p, dims, color, round)
+            };
             chain.extend(filters);
             dims = new;
+        }
+        if self.w.blur_fill && self.w.pad.is_none() {
+            return Err(PlanError::NotSupported(BLUR_FILL_NEEDS));
         }
         chain.extend(self.effects());
         if even_sizes && dims.is_none() && !chain.is_empty() {
