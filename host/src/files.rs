@@ -412,3 +412,37 @@ pub async fn download_url(state: &AppState, object_id: &str, name: &str) -> AppR
         .await?
         .url)
 }
+
+/// A playback URL for a stored HLS playlist or DASH manifest (`api/share.rs`); `None` for any
+/// other file, or one no longer stored.
+pub async fn playback_url(
+    state: &AppState,
+    object_id: &str,
+    name: &str,
+) -> AppResult<Option<String>> {
+    if !is_manifest(name) {
+        return Ok(None);
+    }
+    let Some(file) = state.db.file_by_object(object_id).await? else {
+        return Ok(None);
+    };
+    let prefix = state
+        .blob_urls
+        .share_prefix(&file.dir_id, state.cfg.storage.playback_url_ttl_s);
+    let name = percent_encoding::utf8_percent_encode(name, URL_NAME);
+    Ok(Some(format!("{prefix}{name}")))
+}
+
+/// What a file name escapes in a URL path: all but RFC 3986's unreserved characters.
+const URL_NAME: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'.')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'~');
+
+/// An HLS playlist or a DASH manifest: what a player opens first and resolves the other files
+/// of its directory against.
+pub fn is_manifest(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".m3u8") || lower.ends_with(".mpd")
+}

@@ -14,6 +14,7 @@ mod llm;
 mod nl_corpus;
 mod ops;
 mod pipeline;
+mod playback;
 mod plugin_cli;
 mod plugin_host;
 mod probe;

@@ -143,6 +143,7 @@ def main():
     parser.add_argument("--media", required=True)
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--server-log", required=True)
+    parser.add_argument("--hlsjs", required=True)
     ARGS = parser.parse_args()
     key = ARGS.key
     profile = tempfile.mkdtemp(prefix="mediaforge-console-chromium.")
@@ -412,6 +413,50 @@ def main():
             assert seen[-1] == "completed", seen
             assert "processing" in seen, f"never seen processing: {seen}"
             return f"edited, dry-run, submitted and listed in {shown:.1f} s; states {seen}"
+
+        @step("an HLS output plays in hls.js from its playback URL, seeking included")
+        def _():
+            status, done = api_json("POST", "/ffmpeg/process", {"task": {
+                "inputs": [{"file_path": f"{ctx['dir']}/long.mp4"}],
+                "outputs": [{"file": "stream.m3u8", "options": [
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                    "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod"]}]}})
+            assert status == 200, done
+            url = next(r["playback_url"] for r in done["result"]
+                       if r["file_name"] == "stream.m3u8")
+            # A page of another origin (a file), as a site embedding the player would be.
+            page = os.path.join(tempfile.mkdtemp(prefix="mediaforge-player."), "player.html")
+            with open(page, "w") as f:
+                f.write(f"""<!doctype html><video id="v" muted playsinline></video>
+<script src="file://{ARGS.hlsjs}"></script>
+<script>
+const v = document.getElementById("v");
+window.levels = -1; window.failure = "";
+const hls = new Hls();
+hls.on(Hls.Events.MANIFEST_PARSED, (_, d) => {{ window.levels = d.levels.length; v.play(); }});
+hls.on(Hls.Events.ERROR, (_, d) => {{ if (d.fatal) window.failure = d.type + ": " + d.details; }});
+hls.loadSource({json.dumps(url)});
+hls.attachMedia(v);
+</script>""")
+            console = DRIVER.current_window_handle
+            DRIVER.switch_to.new_window("tab")
+            DRIVER.get("file://" + page)
+            state = lambda: DRIVER.execute_script(
+                "const v = document.getElementById('v');"
+                "return [v.readyState, v.currentTime, v.duration, window.levels, window.failure];")
+            wait_for("the stream playing", lambda: (lambda s: s[4] == "" and s[0] >= 3
+                     and s[1] > 0.5 or (s[4] and (_ for _ in ()).throw(AssertionError(s[4]))))(
+                     state()), timeout=30)
+            DRIVER.execute_script("document.getElementById('v').currentTime = 8;")
+            wait_for("playing after a seek to 8 s", lambda: (lambda s: s[0] >= 3 and s[1] > 8.2)(
+                state()), timeout=30)
+            ready, at, length, levels, failure = state()
+            DRIVER.close()
+            DRIVER.switch_to.window(console)
+            assert not failure, failure
+            assert levels == 1, levels
+            assert abs(length - 12) < 0.5, length
+            return f"readyState {ready} at {at:.1f} s of {length:.1f} s, {levels} level(s): {url}"
 
         @step("usage grows with the runs")
         def _():

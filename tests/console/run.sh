@@ -46,6 +46,19 @@ if ! "$VENV/bin/python" -c "import selenium, sys; sys.exit(selenium.__version__ 
     "$VENV/bin/pip" install -q "selenium==$SELENIUM_VERSION"
 fi
 
+# A real player for the playback URLs: hls.js from the npm registry, pinned, kept in the cache.
+HLSJS_VERSION=1.6.15
+PLAYERS=$CACHE/npm-players
+if [ ! -f "$PLAYERS/node_modules/hls.js/dist/hls.min.js" ] \
+    || ! grep -q "\"version\": \"$HLSJS_VERSION\"" "$PLAYERS/node_modules/hls.js/package.json"; then
+    if ! command -v npm >/dev/null; then
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+    fi
+    mkdir -p "$PLAYERS"
+    npm install --silent --no-audit --no-fund --prefix "$PLAYERS" "hls.js@$HLSJS_VERSION" >/dev/null
+fi
+
 # ---- 2. the server --------------------------------------------------------------------------
 # The same command as `make test`, so a no-op there.
 cargo build -q --workspace --bins
@@ -123,6 +136,7 @@ mkdir -p "$ARTIFACTS"
 set +e
 "$VENV/bin/python" "$ROOT/tests/console/console_test.py" \
     --base "$BASE" --key "$KEY" --media "$WORK" --artifacts "$ARTIFACTS" \
+    --hlsjs "$PLAYERS/node_modules/hls.js/dist/hls.min.js" \
     --server-log "$WORK/server.log"
 result=$?
 set -e

@@ -14,6 +14,7 @@ mod pace;
 pub mod probe;
 pub mod process;
 pub mod schemas;
+pub mod share;
 pub mod usage;
 
 use std::sync::Arc;
@@ -40,6 +41,7 @@ pub fn service(state: Arc<AppState>) -> Service {
         .push(health::router())
         .push(mcp)
         .push(blob::router())
+        .push(share::router())
         .push(console::router())
         .push(Router::with_path("v1").push(authenticated()))
         .push(authenticated())

@@ -86,6 +86,11 @@ pub struct OutputLink {
     pub size_bytes: u64,
     /// Presigned GET URL, valid `storage.download_url_ttl_s` seconds.
     pub download_url: String,
+    /// For an HLS playlist or a DASH manifest: a URL under the directory's playback prefix
+    /// (`api/share.rs`), where the files it names resolve too, so a player plays it from here.
+    /// Valid `storage.playback_url_ttl_s` seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playback_url: Option<String>,
 }
 
 /// Resolves and imports: what a submission or a sync run does before anything else.
@@ -311,6 +316,7 @@ pub async fn links(state: &AppState, outputs: &[StoredOutput]) -> AppResult<Vec<
             file_name: o.file_name.clone(),
             size_bytes: o.size_bytes,
             download_url: files::download_url(state, &o.object_id, &o.file_name).await?,
+            playback_url: files::playback_url(state, &o.object_id, &o.file_name).await?,
         });
     }
     Ok(links)

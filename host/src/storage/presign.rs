@@ -15,6 +15,9 @@ pub const MAX_TTL_S: u64 = 7 * 24 * 3600;
 pub enum Method {
     Get,
     Put,
+    /// Read any ready file of one directory (`/s/...`, `api/share.rs`): the object signed is the
+    /// directory's id.
+    Share,
 }
 
 impl Method {
@@ -22,6 +25,7 @@ impl Method {
         match self {
             Method::Get => "GET",
             Method::Put => "PUT",
+            Method::Share => "SHARE",
         }
     }
 }
@@ -65,6 +69,35 @@ impl BlobUrls {
         let expires = crate::clock::unix_now() + ttl_s.min(MAX_TTL_S);
         let query = self.signer.sign(method, object, expires, max);
         format!("{}/blob/{object}?{query}", self.public_url)
+    }
+}
+
+/// The path of a directory's playback URLs, `{public}/s/{token}/{dir_id}/`: every file of the
+/// directory is the prefix plus its name, so the relative URIs inside a playlist or manifest
+/// resolve to their siblings, and nothing outside the directory does. The token is the
+/// signature's query in one path segment, `{exp}.{kid}.{sig}` (none of them holds a dot).
+impl BlobUrls {
+    pub fn share_prefix(&self, dir_id: &str, ttl_s: u64) -> String {
+        let expires = crate::clock::unix_now() + ttl_s.min(MAX_TTL_S);
+        let token = share_token(&self.signer.sign(Method::Share, dir_id, expires, None));
+        format!("{}/s/{token}/{dir_id}/", self.public_url)
+    }
+}
+
+/// `exp=E&kid=K&sig=S` as `E.K.S`.
+fn share_token(query: &str) -> String {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').map(|(_, v)| v))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// `E.K.S` as the query `Signer::verify` reads; malformed when it is not three parts.
+pub fn share_query(token: &str) -> Result<String, Rejection> {
+    match token.split('.').collect::<Vec<_>>()[..] {
+        [exp, kid, sig] => Ok(format!("exp={exp}&kid={kid}&sig={sig}")),
+        _ => Err(Rejection::Malformed),
     }
 }
 
@@ -186,6 +219,28 @@ mod tests {
     use super::*;
 
     const NOW: u64 = 1_800_000_000;
+
+    #[test]
+    fn share_tokens_are_bound_to_their_directory() {
+        let s = Signer::new(b"secret");
+        let token = share_token(&s.sign(Method::Share, "dirA", NOW + 60, None));
+        let query = share_query(&token).unwrap();
+        assert!(s.verify(Method::Share, "dirA", &query, NOW).is_ok());
+        assert_eq!(
+            s.verify(Method::Share, "dirB", &query, NOW),
+            Err(Rejection::BadSignature)
+        );
+        // Not a download URL of an object named like the directory, nor the other way round.
+        assert_eq!(
+            s.verify(Method::Get, "dirA", &query, NOW),
+            Err(Rejection::BadSignature)
+        );
+        assert_eq!(
+            s.verify(Method::Share, "dirA", &query, NOW + 61),
+            Err(Rejection::Expired)
+        );
+        assert_eq!(share_query("1.2"), Err(Rejection::Malformed));
+    }
 
     #[test]
     fn round_trip_and_tampering() {
