@@ -289,7 +289,11 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
             }
         },
     );
-    sse::stream(res, stream);
+    // A comment every 10 s when nothing else is sent: a client that went away without closing
+    // its connection is found by the failed write, and its stream (and watch permit) dropped.
+    sse::SseKeepAlive::new(stream)
+        .max_interval(Duration::from_secs(10))
+        .stream(res);
     Ok(())
 }
 
