@@ -60,8 +60,9 @@ pub fn hash_later(state: &Arc<AppState>, object_id: &str, size: u64, path: PathB
 const UPLOAD_CLAIM_MS: i64 = 60_000;
 
 /// The one upload allowed to fill a pending file (`db/uploads.rs`), held from the first byte
-/// to `finish`: renewed while held, released if dropped unfinished (a broken or refused body),
-/// so the client's retry may take the file at once.
+/// to `finish`: renewed while held, and given back by `release` (a refused or broken body) or,
+/// if the request is dropped midway, by a task its drop starts, so the client's retry may take
+/// the file at once.
 pub struct UploadClaim {
     state: Arc<AppState>,
     object_id: String,
@@ -131,6 +132,23 @@ impl UploadClaim {
             hash_later(&self.state, &self.object_id, size, path);
         }
         Ok(file)
+    }
+}
+
+impl UploadClaim {
+    /// Gives the file back unfilled (a refused or broken upload).
+    pub async fn release(mut self) {
+        self.renewing.abort();
+        self.finished = true;
+        if let Err(e) = self
+            .state
+            .db
+            .release_upload(&self.object_id, &self.token)
+            .await
+        {
+            // It lapses by itself after `UPLOAD_CLAIM_MS`.
+            tracing::warn!(self.object_id, "releasing an upload's claim: {e}");
+        }
     }
 }
 

@@ -76,9 +76,6 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
     let state = state(depot);
     let grant = verify(&state, Method::Put, req)?;
     let file = live_file(&state, &grant.object).await?;
-    // One upload fills a file, once: a second PUT to a still-valid URL must not change the bytes
-    // under a ready record (its size and hash, and every cached result keyed by them).
-    let claim = crate::files::claim_upload(&state, &grant.object).await?;
     let max = grant.max_bytes.unwrap_or(0);
     let too_large = async |size: u64| {
         let (plan, max_mb) = state.plan_of_dir(&file.dir_id).await;
@@ -108,6 +105,9 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
         });
     let content_type = content_type.or_else(|| guess_type(&file.file_name));
 
+    // One upload fills a file, once: a second PUT to a still-valid URL must not change the bytes
+    // under a ready record (its size and hash, and every cached result keyed by them).
+    let claim = crate::files::claim_upload(&state, &grant.object).await?;
     // Spooled to this instance's disk, whole and within the cap, before the store sees a byte:
     // a refused or broken upload leaves nothing in the store.
     let tmp = match &state.local {
@@ -116,22 +116,34 @@ async fn receive_upload(req: &mut Request, depot: &mut Depot) -> AppResult<Json<
             .scratch_dir
             .join(format!("upload-{}", crate::names::random_id(24))),
     };
-    let written = match receive(req, &tmp, max).await {
-        Ok(received) => received,
+    let stored = async {
+        let written = match receive(req, &tmp, max).await {
+            Ok(received) => received,
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(match e {
+                    Received::TooLarge(n) => too_large(n).await,
+                    Received::Body(e) => AppError::BadRequest(format!("Upload failed: {e}")),
+                    // This side's disk: a full one is 507 (`error.rs`), like a task's outputs.
+                    Received::Disk(e) => anyhow::Error::from(e).into(),
+                });
+            }
+        };
+        // A rename into the local store; a PUT (multipart above one part) to the bucket.
+        let stored = state.store.put_file(&grant.object, &tmp).await;
+        let _ = tokio::fs::remove_file(&tmp).await;
+        stored?;
+        Ok(written)
+    }
+    .await;
+    let written = match stored {
+        Ok(written) => written,
         Err(e) => {
-            let _ = tokio::fs::remove_file(&tmp).await;
-            return Err(match e {
-                Received::TooLarge(n) => too_large(n).await,
-                Received::Body(e) => AppError::BadRequest(format!("Upload failed: {e}")),
-                // This side's disk: a full one is 507 (`error.rs`), like a task's outputs.
-                Received::Disk(e) => anyhow::Error::from(e).into(),
-            });
+            // Given back before the answer, so the client's retry finds the file free.
+            claim.release().await;
+            return Err(e);
         }
     };
-    // A rename into the local store; a PUT (multipart above one part) to the bucket.
-    let stored = state.store.put_file(&grant.object, &tmp).await;
-    let _ = tokio::fs::remove_file(&tmp).await;
-    stored?;
     // In the local store the bytes stay on this disk, so they are hashed from there; a bucket's
     // are hashed by the first cached task that stages them.
     let local_path = state.local.as_ref().map(|l| l.object_path(&grant.object));
