@@ -390,8 +390,9 @@ async function runAsJob() {
 // ---- plain language ------------------------------------------------------------------------
 
 /**
- * Translates by submitting to POST /ai/ffmpeg/process/async: the 202 carries the derived task
- * (`generated_command`) at once, shown here and in the editor while the job waits and runs.
+ * Translates with POST /ai/ffmpeg/validate: the derived task, the command it would run and its
+ * estimate are shown (and the task put in the editor with its dry run), and nothing runs until
+ * "Run it as a job" is pressed, which submits exactly the task shown.
  */
 async function translate() {
   const out = $("nl-result");
@@ -417,14 +418,32 @@ async function translate() {
   try {
     const body = { inputs, instructions };
     if (task?.output_dir_id) body.output_dir_id = task.output_dir_id;
-    const accepted = await api("POST", "/ai/ffmpeg/process/async", body);
-    showNewJob(accepted);
+    const checked = await api("POST", "/ai/ffmpeg/validate", body);
+    const generated = checked.generated_command;
+    const e = checked.estimate;
+    const confirm = el("button", { type: "button", "data-testid": "nl-confirm" }, "Run it as a job");
+    confirm.addEventListener("click", async () => {
+      confirm.disabled = true;
+      try {
+        const accepted = await api("POST", "/ffmpeg/process/async", { task: generated });
+        showNewJob(accepted);
+        confirm.textContent = `job ${accepted.job_id} ${accepted.status}`;
+        await loadJobs();
+      } catch (err) {
+        confirm.disabled = false;
+        out.append(el("p", { class: "error", "data-testid": "nl-error" }, err.message));
+      }
+    });
     fill(out,
-      el("p", { class: "ok" }, `Generated task (job ${accepted.job_id}, ${accepted.status}):`),
-      el("pre", { class: "generated", "data-testid": "nl-generated" }, JSON.stringify(accepted.generated_command, null, 2)),
+      el("p", { class: "ok" }, "Generated task (not run yet):"),
+      el("pre", { class: "generated", "data-testid": "nl-generated" }, JSON.stringify(generated, null, 2)),
+      el("pre", { class: "generated", "data-testid": "nl-command" }, checked.command.join(" ")),
+      el("p", { class: "muted", "data-testid": "nl-estimate" },
+        `about ${e.time_sec.toFixed(1)} s, ${e.gb_sec.toFixed(4)} GB·s (${e.confidence} confidence)`
+        + (checked.quota.fits ? "" : "; over this month's quota")),
+      el("div", { class: "row" }, confirm),
     );
-    setTask(accepted.generated_command, false);
-    await loadJobs();
+    setTask(generated, false);
   } catch (e) {
     fill(out, el("p", { class: "error", "data-testid": "nl-error" }, e.message));
   } finally {

@@ -384,3 +384,45 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
         "a refused request queued a job"
     );
 }
+
+/// Issue #33: a plain-language request can be checked before it is paid for: the translated
+/// task, its dry run and its estimate, with nothing run or charged; the same task then runs.
+#[tokio::test]
+async fn a_translation_is_checked_before_it_runs() {
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let runs = crate::cache::ffmpeg_runs(&s).await;
+    let (status, checked) = s
+        .post(
+            "/ai/ffmpeg/validate",
+            ALICE,
+            json!({"inputs": [{"file_path": input}], "instructions": "make it black and white"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(checked["command"][0], "ffmpeg", "{checked}");
+    assert!(
+        checked["estimate"]["time_sec"].as_f64().is_some(),
+        "{checked}"
+    );
+    assert!(checked["quota"]["fits"].as_bool().unwrap(), "{checked}");
+    assert!(checked.get("result").is_none(), "{checked}");
+    assert_eq!(crate::cache::ffmpeg_runs(&s).await, runs, "nothing ran");
+    let (_, usage) = s.get("/usage", ALICE).await;
+    assert_eq!(
+        usage["usage"]["time_sec"], 0.0,
+        "nothing was charged: {usage}"
+    );
+    // The checked task runs as it was shown.
+    let (status, ran) = s.process(ALICE, checked["generated_command"].clone()).await;
+    assert_eq!(status, 200, "{ran}");
+    // Refusals are the same as when running.
+    let (status, refused) = s
+        .post(
+            "/ai/ffmpeg/validate",
+            ALICE,
+            json!({"inputs": [{"file_path": input}], "instructions": "stream it live to rtmp://x.example/live"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{refused}");
+}

@@ -305,14 +305,22 @@ def main():
             assert "duration" in text(tid("probe-format")), "the format table"
             return table.text.replace("\n", " | ")[:160]
 
-        @step("plain language: the generated task is shown, then its job's gif")
+        @step("plain language: the task, its command and estimate shown; it runs on confirm")
         def _():
             set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
                         "outputs": [{"file": "unused.mp4"}]})
             find(tid("nl-input")).send_keys("make a gif of the first second")
+            status, before = api_json("GET", "/jobs")
             find(tid("nl-translate")).click()
             generated = wait_for("the generated task", lambda: text(tid("nl-generated")),
                                  timeout=30)
+            assert text(tid("nl-command")).startswith("ffmpeg "), text(tid("nl-command"))
+            assert "GB·s" in text(tid("nl-estimate")), text(tid("nl-estimate"))
+            time.sleep(1)
+            status, after = api_json("GET", "/jobs")
+            assert after["pagination"]["total"] == before["pagination"]["total"], \
+                "a job was submitted before the confirmation"
+            find(tid("nl-confirm")).click()
             task = json.loads(generated)
             outputs = [o["file"] for o in task["outputs"]]
             assert any(o.endswith(".gif") for o in outputs), outputs

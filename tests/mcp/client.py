@@ -171,8 +171,18 @@ async def over_http():
             check("probe", pr["ok"] and widths == [80], pr)
 
             a = await call(s, "ask", {"inputs": [{"file_path": clip}], "instructions": "convert to mp3"})
-            check("ask: translated and run", a["ok"] and a["generated_command"]["outputs"]
+            check("ask: translated, its dry run and estimate shown, nothing run",
+                  a["ok"] and a["ran"] is False and "result" not in a
+                  and a["generated_command"]["outputs"][0]["file"].endswith(".mp3")
+                  and a["command"][0] == "ffmpeg" and a["estimate"]["time_sec"] >= 0, a)
+            a = await call(s, "ask", {"inputs": [{"file_path": clip}], "instructions": "convert to mp3",
+                                      "run": True})
+            check("ask with run: translated and run", a["ok"] and a["ran"] is True
                   and a["result"][0]["file_name"].endswith(".mp3"), a)
+            r = await s.call_tool("ask", {"inputs": [{"file_path": clip}],
+                                          "instructions": "convert to mp3 and e-mail it to me"})
+            check("ask: a clause no task can do is refused as such",
+                  r.is_error and "cannot send or upload" in text(r), text(r))
             ap = await call(s, "ask_probe", {"file_path": clip, "instructions": "how long is this video?"})
             check("ask_probe", ap["ok"] and ap.get("generated_probe") is not None, ap)
 

@@ -8,7 +8,7 @@ use salvo::prelude::*;
 use serde_json::Value;
 
 use super::jobs::{accepted, idempotency_key, priority, webhook_url};
-use super::schemas::{Accepted, AiProcessResponse, ProbeResponse};
+use super::schemas::{Accepted, AiProcessResponse, AiValidateResponse, ProbeResponse};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::db::Account;
@@ -24,6 +24,7 @@ pub fn router() -> Router {
                 .post(process)
                 .push(Router::with_path("async").post(process_async)),
         )
+        .push(Router::with_path("ffmpeg/validate").post(validate))
         .push(Router::with_path("ffprobe/analyze").post(analyze))
 }
 
@@ -82,6 +83,30 @@ pub async fn run_request(
     })
 }
 
+/// POST /ai/ffmpeg/validate (and the MCP tool `ask` unless told to run): translate, then the
+/// dry run and the estimate of the task; nothing runs and nothing is charged.
+pub async fn validate_request(
+    state: &Arc<AppState>,
+    account: &Account,
+    body: &Value,
+) -> AppResult<AiValidateResponse> {
+    let request = task_request(body)?;
+    let generated = translate::task(state, account, &request)
+        .await?
+        .with_flags(body)?;
+    let dry = super::process::dry_run_task(state, account, generated.clone()).await?;
+    let cost = super::process::estimate_task(state, account, generated.clone()).await?;
+    Ok(AiValidateResponse {
+        ok: true,
+        generated_command: generated,
+        command: dry.command,
+        decisions: dry.decisions,
+        output_dir_id: dry.output_dir_id,
+        estimate: cost.estimate,
+        quota: cost.quota,
+    })
+}
+
 /// POST /ai/ffprobe/analyze (and the MCP tool `ask_probe`): translate, then probe.
 pub async fn probe_request(
     state: &AppState,
@@ -135,6 +160,15 @@ async fn process_async(
     )
     .await?;
     Ok(accepted(res, &job))
+}
+
+#[endpoint(tags("natural language"), request_body = super::schemas::AiProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
+async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<AiValidateResponse>> {
+    let state = state(depot);
+    let body = body_value(req, max_body(&state)).await?;
+    Ok(Json(
+        validate_request(&state, &account(depot), &body).await?,
+    ))
 }
 
 #[endpoint(tags("natural language"), request_body = super::schemas::AiProbeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]

@@ -232,6 +232,20 @@ pub struct AiProcessRequest {
     pub split: Option<bool>,
 }
 
+/// POST /ai/ffmpeg/validate: the translated task with its dry run and estimate; nothing run
+/// or charged, so the task can be checked before it is paid for.
+#[derive(Serialize, ToSchema)]
+pub struct AiValidateResponse {
+    pub ok: bool,
+    pub generated_command: Task,
+    /// The argv that would run, with your own file names.
+    pub command: Vec<String>,
+    pub decisions: Vec<PolicyDecision>,
+    pub output_dir_id: Option<String>,
+    pub estimate: Estimate,
+    pub quota: QuotaFit,
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct AiProcessResponse {
     pub ok: bool,

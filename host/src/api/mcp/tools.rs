@@ -62,7 +62,7 @@ struct ImportUrlArgs {
     file_name: Option<String>,
 }
 
-/// `ask`: POST /ai/ffmpeg/process's body.
+/// `ask`: POST /ai/ffmpeg/validate's body (POST /ai/ffmpeg/process's with `run: true`).
 #[derive(ToSchema)]
 #[allow(dead_code)]
 struct AskArgs {
@@ -70,6 +70,34 @@ struct AskArgs {
     /// Plain language, up to 2000 characters.
     instructions: String,
     output_dir_id: Option<String>,
+    /// `true`: run the translated task now and answer with its outputs. Default: answer with
+    /// the translated task, its dry run and its estimate, nothing run or charged (check it, then
+    /// call again with `run: true` or run `generated_command` with `process`).
+    run: Option<bool>,
+}
+
+/// `ask`'s answer: always the translated task; its dry run and estimate, or (with `run: true`)
+/// its outputs and usage.
+#[derive(Serialize, ToSchema)]
+struct AskResponse {
+    ok: bool,
+    /// Whether the task ran (`run: true`).
+    ran: bool,
+    generated_command: Task,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decisions: Option<Vec<crate::plugins::types::PolicyDecision>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<crate::usage::Estimate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quota: Option<schemas::QuotaFit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Vec<pipeline::OutputLink>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<crate::usage::Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache: Option<crate::cache::Outcome>,
 }
 
 /// `submit_job`: POST /ffmpeg/process/async's body, and its `Idempotency-Key` header.
@@ -197,10 +225,13 @@ pub fn catalogue() -> &'static [Tool] {
                 "ffprobe a stored file or a URL, returning only the sections and fields asked for.",
                 read_only().open_world(true),
             ),
-            tool::<AskArgs, AiProcessResponse>(
+            tool::<AskArgs, AskResponse>(
                 "ask",
                 "Plain-language processing (beta): the instructions are translated into a task \
-                 (returned as `generated_command`), which then runs like `process`.",
+                 (returned as `generated_command`) with its dry run (`command`, `decisions`) and \
+                 `estimate`, nothing run; with `run: true` it then runs like `process`. A \
+                 request the translator cannot carry out in full is refused with what it did \
+                 not understand or cannot do.",
                 writes().open_world(true),
             ),
             tool::<AiProbeRequest, ProbeResponse>(
@@ -405,7 +436,42 @@ impl Tools {
                 let probed = pipeline::probe::analyze(state, account, &file_path, probe).await?;
                 body(api::probe::probed_body(probed))
             }
-            "ask" => body(api::ai::run_request(state, account, &args).await?),
+            "ask" => match args.get("run") {
+                None | Some(Value::Null) | Some(Value::Bool(false)) => {
+                    // Boxed: the debug build's tool-call future would outgrow its stack with
+                    // both branches inline.
+                    let checked =
+                        Box::pin(api::ai::validate_request(state, account, &args)).await?;
+                    body(AskResponse {
+                        ok: true,
+                        ran: false,
+                        generated_command: checked.generated_command,
+                        command: Some(checked.command),
+                        decisions: Some(checked.decisions),
+                        estimate: Some(checked.estimate),
+                        quota: Some(checked.quota),
+                        result: None,
+                        usage: None,
+                        cache: None,
+                    })
+                }
+                Some(Value::Bool(true)) => {
+                    let done = Box::pin(api::ai::run_request(state, account, &args)).await?;
+                    body(AskResponse {
+                        ok: true,
+                        ran: true,
+                        generated_command: done.generated_command,
+                        command: None,
+                        decisions: None,
+                        estimate: None,
+                        quota: None,
+                        result: Some(done.result),
+                        usage: Some(done.usage),
+                        cache: Some(done.cache),
+                    })
+                }
+                Some(_) => return Err(AppError::BadRequest("run must be a boolean".into())),
+            },
             "ask_probe" => body(api::ai::probe_request(state, account, &args).await?),
             "submit_job" => {
                 let key = match args.get("idempotency_key") {
