@@ -470,7 +470,7 @@ impl Tools {
                         cache: Some(done.cache),
                     })
                 }
-                Some(_) => return Err(AppError::BadRequest("run must be a boolean".into())),
+                Some(_) => Err(AppError::BadRequest("run must be a boolean".into())),
             },
             "ask_probe" => body(api::ai::probe_request(state, account, &args).await?),
             "submit_job" => {
