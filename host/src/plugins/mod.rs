@@ -12,6 +12,7 @@ mod builder;
 pub mod check;
 mod formatter;
 pub mod reload;
+mod ticker;
 mod translator;
 pub mod types;
 pub mod wit;
@@ -38,9 +39,6 @@ use crate::net::Net;
 
 /// Bytes of each pooled linear memory reset in place (and kept resident) between calls.
 const KEEP_RESIDENT: usize = 2 * 1024 * 1024;
-
-/// Epoch ticks are this long: running plugin code yields to the runtime at least this often.
-const TICK: Duration = Duration::from_millis(5);
 
 /// The three worlds of `wit/plugin.wit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +102,8 @@ pub struct State {
     plugin: &'static str,
     config_json: Arc<str>,
     llm: Option<Arc<LlmAccess>>,
+    /// The epoch clock runs while this store exists.
+    _ticking: ticker::Running,
 }
 
 pub struct LlmAccess {
@@ -219,6 +219,7 @@ pub struct PluginHost {
     source: Option<Source>,
     permits: Arc<Semaphore>,
     memory_bytes: usize,
+    ticker: ticker::Ticker,
 }
 
 /// The loaded plugin of each world.
@@ -414,9 +415,10 @@ impl PluginHost {
 
     fn empty(cfg: &config::Plugins) -> anyhow::Result<PluginHost> {
         let engine = new_engine(cfg)?;
-        spawn_ticker(&engine);
+        let ticker = ticker::Ticker::spawn(&engine);
         Ok(PluginHost {
             engine,
+            ticker,
             worlds: Default::default(),
             source: None,
             permits: Arc::new(Semaphore::new(cfg.max_instances as usize)),
@@ -539,6 +541,7 @@ impl PluginHost {
             plugin: world.name(),
             config_json,
             llm,
+            _ticking: self.ticker.running(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limits);
@@ -692,21 +695,6 @@ fn config_json(entry: Option<&config::PluginEntry>) -> anyhow::Result<Arc<str>> 
 /// wasmtime has its own error type; carry its full chain into ours.
 fn wasm_err(e: wasmtime::Error) -> anyhow::Error {
     anyhow::anyhow!("{e:#}")
-}
-
-/// Keeps the engine's epoch moving; it stops by itself when the engine is dropped.
-fn spawn_ticker(engine: &Engine) {
-    let weak = engine.weak();
-    std::thread::Builder::new()
-        .name("plugin-epoch".into())
-        .spawn(move || {
-            while let Some(engine) = weak.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(TICK);
-            }
-        })
-        .expect("spawning the epoch thread");
 }
 
 fn linker_for(
