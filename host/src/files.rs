@@ -431,24 +431,17 @@ pub async fn download_url(state: &AppState, object_id: &str, name: &str) -> AppR
         .url)
 }
 
-/// A playback URL for a stored HLS playlist or DASH manifest (`api/share.rs`); `None` for any
-/// other file, or one no longer stored.
-pub async fn playback_url(
-    state: &AppState,
-    object_id: &str,
-    name: &str,
-) -> AppResult<Option<String>> {
+/// A playback URL for an HLS playlist or DASH manifest `name` of directory `dir_id`
+/// (`api/share.rs`); `None` for any other file.
+pub fn playback_url(state: &AppState, dir_id: &str, name: &str) -> Option<String> {
     if !is_manifest(name) {
-        return Ok(None);
+        return None;
     }
-    let Some(file) = state.db.file_by_object(object_id).await? else {
-        return Ok(None);
-    };
     let prefix = state
         .blob_urls
-        .share_prefix(&file.dir_id, state.cfg.storage.playback_url_ttl_s);
+        .share_prefix(dir_id, state.cfg.storage.playback_url_ttl_s);
     let name = percent_encoding::utf8_percent_encode(name, URL_NAME);
-    Ok(Some(format!("{prefix}{name}")))
+    Some(format!("{prefix}{name}"))
 }
 
 /// What a file name escapes in a URL path: all but RFC 3986's unreserved characters.

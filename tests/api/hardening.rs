@@ -176,11 +176,12 @@ fn twelve_parts() -> std::path::PathBuf {
     )
 }
 
-fn split_on(extra_env: &[(&str, &str)]) -> Options {
+/// `[split]` on for any input over a second, in segments of `segment_s`, with `extra_env`.
+fn split_on(segment_s: &str, extra_env: &[(&str, &str)]) -> Options {
     let mut pairs = vec![
         ("MEDIAFORGE__SPLIT__ENABLED", "true"),
         ("MEDIAFORGE__SPLIT__MIN_DURATION_S", "1"),
-        ("MEDIAFORGE__SPLIT__SEGMENT_S", "1"),
+        ("MEDIAFORGE__SPLIT__SEGMENT_S", segment_s),
     ];
     pairs.extend_from_slice(extra_env);
     Options::env(&pairs)
@@ -195,7 +196,7 @@ fn encode(input: &str, out: &str, preset: &str) -> Value {
 /// least 250 frames, so 400 frames run whole, in one ffmpeg run.
 #[tokio::test]
 async fn split_parts_carry_enough_frames() {
-    let s = Server::start_with(split_on(&[])).await;
+    let s = Server::start_with(split_on("1", &[])).await;
     let input = s.upload_file(ALICE, None, &keyframes_only(400)).await;
     let (status, body) = s
         .process(ALICE, encode(&input, "out.mp4", "ultrafast"))
@@ -216,10 +217,10 @@ async fn split_parts_carry_enough_frames() {
 /// for twelve seconds under a 4 s timeout.
 #[tokio::test]
 async fn a_split_task_keeps_to_its_timeout() {
-    let s = Server::start_with(split_on(&[
-        ("MEDIAFORGE__SPLIT__SEGMENT_S", "10"),
-        ("MEDIAFORGE__LIMITS__PROCESS_TIMEOUT_S", "4"),
-    ]))
+    let s = Server::start_with(split_on(
+        "10",
+        &[("MEDIAFORGE__LIMITS__PROCESS_TIMEOUT_S", "4")],
+    ))
     .await;
     let input = s.upload_file(ALICE, None, &twelve_parts()).await;
     let started = std::time::Instant::now();
@@ -237,7 +238,7 @@ async fn a_split_task_keeps_to_its_timeout() {
 /// runs while the split still has segments waiting, not after every segment has started.
 #[tokio::test]
 async fn another_tenants_job_is_not_held_behind_a_split() {
-    let s = Server::start_with(split_on(&[("MEDIAFORGE__SPLIT__SEGMENT_S", "10")])).await;
+    let s = Server::start_with(split_on("10", &[])).await;
     let input = s.upload_file(ALICE, None, &twelve_parts()).await;
     let thumb_in = s.upload_file(BOB, None, &media().short()).await;
     let split = crate::jobs::submit(

@@ -147,6 +147,10 @@ pub struct StoredOutput {
     pub object_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// Its directory, for playback URLs (`files::playback_url`); absent on results kept before
+    /// playback URLs existed, which then show none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir_id: Option<String>,
 }
 
 /// A running job's progress.

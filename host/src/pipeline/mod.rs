@@ -316,7 +316,10 @@ pub async fn links(state: &AppState, outputs: &[StoredOutput]) -> AppResult<Vec<
             file_name: o.file_name.clone(),
             size_bytes: o.size_bytes,
             download_url: files::download_url(state, &o.object_id, &o.file_name).await?,
-            playback_url: files::playback_url(state, &o.object_id, &o.file_name).await?,
+            playback_url: o
+                .dir_id
+                .as_deref()
+                .and_then(|dir| files::playback_url(state, dir, &o.file_name)),
         });
     }
     Ok(links)

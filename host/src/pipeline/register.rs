@@ -100,6 +100,7 @@ async fn register(
             size_bytes: file.size,
             object_id: file.object_id,
             sha256: file.sha256,
+            dir_id: Some(file.dir_id),
         });
     }
     Ok(result)
