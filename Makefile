@@ -5,7 +5,7 @@ CARGO_TARGET_DIR ?= $(CURDIR)/target
 export CARGO_TARGET_DIR
 WASM_OUT   := $(CARGO_TARGET_DIR)/wasm32-wasip2/release
 DIST       := plugins/dist
-PLUGINS    := command_builder translator webhook_formatter
+PLUGINS    := command_builder translator webhook_formatter recipes
 CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -59,7 +59,7 @@ test-servers:
 ## crate per world from `plugin new` (built, checked, run), the MCP endpoint through the Python
 ## SDK, and schemathesis
 test: packages plugins test-servers
-	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --exclude formatter-0-1-0 --exclude panicking --target $$(rustc -vV | sed -n "s/^host: //p")
+	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --exclude formatter-0-1-0 --exclude panicking --exclude hostile-recipe --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 	bash tests/plugins/new.sh

@@ -388,6 +388,8 @@ pub struct Plugins {
     pub command_builder: Option<PluginEntry>,
     pub translator: Option<PluginEntry>,
     pub webhook_formatter: Option<PluginEntry>,
+    /// The recipe plugin (`docs/recipes.md`); the default offers the built-in recipes.
+    pub recipe: Option<PluginEntry>,
 }
 
 impl Default for Plugins {
@@ -402,6 +404,7 @@ impl Default for Plugins {
             command_builder: None,
             translator: None,
             webhook_formatter: None,
+            recipe: None,
         }
     }
 }

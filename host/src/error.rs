@@ -55,6 +55,10 @@ pub enum AppError {
     ConcatList { list: String, why: String },
     #[error("The translator referred to an unknown input '{0}'")]
     UnknownInput(String),
+    #[error(
+        "The recipe referred to '{0}', which is neither one of its inputs nor a file an earlier step wrote"
+    )]
+    RecipeUnknownInput(String),
     /// The outbound client's refusal of a URL (scheme, address, port), in its words.
     #[error("{0}")]
     UrlRefused(String),
@@ -63,6 +67,15 @@ pub enum AppError {
     /// A request field that does not parse, with what is wrong.
     #[error("{0}")]
     BadRequest(String),
+    /// A recipe's `params` that its schema refuses, naming the parameter.
+    #[error("Invalid params for recipe '{recipe}': {why}")]
+    RecipeParams { recipe: String, why: String },
+    #[error("Recipe '{recipe}' takes {wanted} input(s); {given} given")]
+    RecipeInputs {
+        recipe: String,
+        wanted: String,
+        given: usize,
+    },
 
     // 401
     #[error("Invalid API key")]
@@ -116,6 +129,8 @@ pub enum AppError {
     NotUploaded,
     #[error("Job not found")]
     JobNotFound,
+    #[error("Recipe '{0}' not found (GET /recipes lists them)")]
+    RecipeNotFound(String),
     #[error("The output directory expired before the task finished; its outputs were discarded")]
     OutputDirectoryExpired,
     #[error("Not found")]
@@ -214,6 +229,15 @@ pub enum AppError {
     StorageUnavailable,
     #[error("The database is unavailable; nothing was changed, try again shortly")]
     DatabaseUnavailable,
+
+    /// A recipe step's failure, naming the step; the status and details are the step's own.
+    #[error("Recipe '{recipe}' failed at step {step} ({kind}): {inner}")]
+    RecipeStep {
+        recipe: String,
+        step: usize,
+        kind: &'static str,
+        inner: Box<AppError>,
+    },
 }
 
 impl AppError {
@@ -240,8 +264,11 @@ impl AppError {
             | HostRefused(_)
             | ConcatList { .. }
             | UnknownInput(_)
+            | RecipeUnknownInput(_)
             | UrlRefused(_)
             | UrlStatus(_)
+            | RecipeParams { .. }
+            | RecipeInputs { .. }
             | BadRequest(_) => StatusCode::BAD_REQUEST,
             InvalidApiKey | OperatorOnly => StatusCode::UNAUTHORIZED,
             QuotaExceeded
@@ -259,6 +286,7 @@ impl AppError {
             | FileMissing
             | NotUploaded
             | JobNotFound
+            | RecipeNotFound(_)
             | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
@@ -288,6 +316,7 @@ impl AppError {
             Joined { status, .. } => {
                 StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
             }
+            RecipeStep { inner, .. } => inner.status(),
         }
     }
 
@@ -297,6 +326,7 @@ impl AppError {
             AppError::TooManyTasks | AppError::TooManyWatchers(_) => Some(1),
             AppError::RateLimited { retry_after_s } => Some(*retry_after_s),
             AppError::StorageUnavailable | AppError::DatabaseUnavailable => Some(5),
+            AppError::RecipeStep { inner, .. } => inner.retry_after_s(),
             _ => None,
         }
     }
@@ -306,6 +336,7 @@ impl AppError {
             AppError::FfmpegFailed { details, .. } | AppError::Joined { details, .. } => {
                 details.as_deref()
             }
+            AppError::RecipeStep { inner, .. } => inner.details(),
             _ => None,
         }
     }

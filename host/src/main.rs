@@ -99,6 +99,10 @@ fn serve(config: Option<PathBuf>) -> ExitCode {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Unoptimised builds move large futures through the stack (a request's whole pipeline
+        // is one future); tokio's 2 MiB default overflowed in the debug build the tests run.
+        // Only touched pages are committed, so a release build pays nothing for the room.
+        .thread_stack_size(8 * 1024 * 1024)
         .build()
         .expect("tokio runtime");
     match runtime.block_on(mediaforge::app::serve(cfg)) {
@@ -155,7 +159,7 @@ fn plugin_config(flags: &[(&str, &str)]) -> Result<mediaforge::config::Config, S
 
 fn world_arg(name: &str) -> Result<mediaforge::plugins::World, String> {
     mediaforge::plugins::World::from_name(name).ok_or_else(|| {
-        format!("unknown world '{name}' (command-builder, translator or webhook-formatter)")
+        format!("unknown world '{name}' (command-builder, translator, webhook-formatter or recipe)")
     })
 }
 

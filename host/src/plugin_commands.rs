@@ -12,7 +12,7 @@ use crate::jobs::webhooks::checked_headers;
 use crate::media::argv;
 use crate::net::Net;
 use crate::plugins::check::{Unfit, check_file};
-use crate::plugins::types::{InputFacts, JobEvent, StagedInput};
+use crate::plugins::types::{InputFacts, JobEvent, StagedInput, StepResult};
 use crate::plugins::{PluginError, PluginHost, World};
 use crate::task::{ProbeConfig, Task};
 
@@ -87,6 +87,15 @@ pub enum Call {
     FormatEvent {
         event: JobEvent,
     },
+    Recipes {},
+    Plan {
+        recipe: String,
+        #[serde(default)]
+        params: Value,
+        inputs: Vec<InputFacts>,
+        #[serde(default)]
+        results: Vec<StepResult>,
+    },
 }
 
 impl Call {
@@ -95,6 +104,7 @@ impl Call {
             Call::BuildTask { .. } | Call::BuildProbe { .. } => World::CommandBuilder,
             Call::TranslateTask { .. } | Call::TranslateProbe { .. } => World::Translator,
             Call::FormatEvent { .. } => World::WebhookFormatter,
+            Call::Recipes {} | Call::Plan { .. } => World::Recipe,
         }
     }
 }
@@ -161,6 +171,29 @@ pub async fn run(world: World, file: &Path, input: &str, cfg: &Config) -> Result
             let checked = checked_headers(&request).map(|_| Value::Null);
             (json!(request), checked)
         }),
+        Call::Recipes {} => host.recipes().await.map(|list| {
+            let unparsed = list.iter().find_map(|r| {
+                let bad = |text: &str| serde_json::from_str::<Value>(text).is_err();
+                (bad(&r.params_schema) || bad(&r.example)).then(|| {
+                    format!(
+                        "recipe '{}' has a schema or example that is not JSON",
+                        r.name
+                    )
+                })
+            });
+            (json!(list), unparsed.map_or(Ok(Value::Null), Err))
+        }),
+        Call::Plan {
+            recipe,
+            params,
+            inputs,
+            results,
+        } => {
+            let params = if params.is_null() { json!({}) } else { params };
+            host.plan_recipe(&recipe, &params.to_string(), &inputs, &results)
+                .await
+                .map(|plan| (json!(plan), Ok(Value::Null)))
+        }
     };
     Ok(match answer {
         Ok((result, Ok(Value::Null))) => json!({ "ok": true, "result": result }),

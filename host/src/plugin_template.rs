@@ -11,6 +11,7 @@ const GITIGNORE: &str = include_str!("../templates/plugin/gitignore.in");
 const BUILDER: &str = include_str!("../templates/plugin/command-builder.rs.in");
 const TRANSLATOR: &str = include_str!("../templates/plugin/translator.rs.in");
 const FORMATTER: &str = include_str!("../templates/plugin/webhook-formatter.rs.in");
+const RECIPE: &str = include_str!("../templates/plugin/recipe.rs.in");
 
 /// The SDK of the repository this binary was built from (`--sdk` when it has moved).
 const BUILT_SDK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../plugins/sdk");
@@ -50,6 +51,12 @@ pub fn create(new: &NewPlugin) -> Result<Vec<String>, String> {
         World::CommandBuilder => (BUILDER, dependency("command-builder", &sdk)),
         World::Translator => (TRANSLATOR, dependency("translator", &sdk)),
         World::WebhookFormatter => (FORMATTER, String::new()),
+        World::Recipe => (RECIPE, String::new()),
+    };
+    let wit = if new.world == World::Recipe {
+        "0.3.0"
+    } else {
+        "0.2.0"
     };
     let fill = |text: &str| {
         text.replace("{{name}}", name)
@@ -74,7 +81,7 @@ pub fn create(new: &NewPlugin) -> Result<Vec<String>, String> {
     );
     Ok(vec![
         format!(
-            "created {} ({} plugin, WIT 0.2.0, SDK {})",
+            "created {} ({} plugin, WIT {wit}, SDK {})",
             dir.display(),
             new.world.name(),
             sdk.display()

@@ -45,6 +45,19 @@ impl Task {
     }
 }
 
+/// A request to run a recipe (`docs/recipes.md`), as a queued job keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RecipeCall {
+    pub name: String,
+    /// `<dir_id>/<file_name>` or https URLs, as a task's inputs (stored paths once queued).
+    pub inputs: Vec<String>,
+    /// An object: the recipe's parameters.
+    pub params: serde_json::Value,
+    pub output_dir_id: Option<String>,
+    /// `false`: no step is answered from the result cache, nor added to it.
+    pub cache: bool,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct TaskInput {
     pub file_path: String,

@@ -20,6 +20,8 @@ pub struct Tenants {
     tasks: Arc<Mutex<HashMap<String, u32>>>,
     /// Open event streams and MCP job waits, by account.
     watchers: Arc<Mutex<HashMap<String, u32>>>,
+    /// Work running as a claimed job (a recipe's steps), by account: the scheduler bounded it.
+    job_runs: Arc<Mutex<HashMap<String, u32>>>,
     slots: Arc<Mutex<Slots>>,
 }
 
@@ -45,6 +47,7 @@ impl Tenants {
             buckets: Default::default(),
             tasks: Default::default(),
             watchers: Default::default(),
+            job_runs: Default::default(),
             slots: Arc::new(Mutex::new(Slots {
                 free: process_slots.max(1),
                 running: HashMap::new(),
@@ -90,6 +93,12 @@ impl Tenants {
     /// when `max` are running. The permit ends the task when dropped.
     pub fn admit_task(&self, account: &str, max: Option<u32>) -> AppResult<TaskPermit> {
         admit(&self.tasks, account, max).ok_or(AppError::TooManyTasks)
+    }
+
+    /// The permit of work that runs as a claimed job (a recipe job's steps): the job scheduler
+    /// already gave it its turn, so it never counts against the account's sync tasks.
+    pub fn job_turn(&self, account: &str) -> TaskPermit {
+        admit(&self.job_runs, account, None).expect("unbounded")
     }
 
     /// Admits one event stream or MCP job wait of `account`, or refuses it with a 429 when

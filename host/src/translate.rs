@@ -7,10 +7,9 @@ use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::media::inspect;
-use crate::pipeline::{self, InputFile};
 use crate::plugins::{Failure, PluginError, World, facts_from_probe};
-use crate::task::{ProbeConfig, Source, Task, TaskInput, TaskOutput, source_of};
-use crate::{directories, pipeline::url_file_name};
+use crate::task::{ProbeConfig, Source, Task, source_of};
+use crate::{directories, facts, pipeline::url_file_name};
 
 pub const MAX_INSTRUCTIONS: usize = 2000;
 
@@ -47,54 +46,14 @@ fn translation_error(e: PluginError) -> AppError {
 /// task as it will run (inputs as stored files, output directory fixed).
 pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> AppResult<Task> {
     let instructions = instructions(Some(&req.instructions))?;
-    // Inputs are checked and imported as for any task; the outputs are not known yet.
-    let inputs_only = Task {
-        inputs: req
-            .inputs
-            .iter()
-            .map(|p| TaskInput {
-                file_path: p.clone(),
-                options: Vec::new(),
-            })
-            .collect(),
-        outputs: vec![TaskOutput {
-            file: "pending-translation".into(),
-            options: vec![],
-            maps: vec![],
-        }],
-        filter_complex: None,
-        output_dir_id: req.output_dir_id.clone(),
-        cache: true,
-        split: true,
-    };
-    let resolved = pipeline::prepare(state, account, inputs_only).await?;
-    let mut facts = Vec::new();
-    let mut paths = Vec::new();
-    for input in &resolved.inputs {
-        let InputFile::Stored(file) = &input.file else {
-            continue;
-        };
-        let probed = inspect::inspect(state, &account.name, file).await;
-        facts.push(facts_from_probe(
-            &file.file_name,
-            file.size,
-            probed.as_ref(),
-        ));
-        paths.push((
-            file.file_name.clone(),
-            format!("{}/{}", file.dir_id, file.file_name),
-        ));
-    }
+    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
     let mut generated = state
         .plugins
-        .translate_task(&instructions, &facts)
+        .translate_task(&instructions, &known.facts)
         .await
         .map_err(translation_error)?;
     for input in &mut generated.inputs {
-        let path = paths
-            .iter()
-            .find(|(name, _)| *name == input.file_path)
-            .map(|(_, p)| p.clone());
+        let path = known.path_of(&input.file_path).map(str::to_string);
         input.file_path = path.ok_or_else(|| {
             let refused = AppError::UnknownInput(input.file_path.clone());
             let why = refused.to_string();
@@ -104,7 +63,7 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
             refused
         })?;
     }
-    generated.output_dir_id = resolved.output_dir.map(|d| d.dir_id);
+    generated.output_dir_id = known.output_dir_id().map(str::to_string);
     Ok(generated)
 }
 

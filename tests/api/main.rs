@@ -19,6 +19,7 @@ mod plugin_cli;
 mod plugin_host;
 mod probe;
 mod process;
+mod recipes;
 mod safety;
 mod scaleout;
 mod security;

@@ -20,7 +20,12 @@ async fn readiness_metrics_and_request_ids() {
         .collect();
     assert_eq!(
         worlds,
-        vec!["command-builder", "translator", "webhook-formatter"]
+        vec![
+            "command-builder",
+            "translator",
+            "webhook-formatter",
+            "recipe"
+        ]
     );
 
     let input = s.upload_file(ALICE, None, &media().short()).await;

@@ -236,6 +236,20 @@ async def over_http():
                                                  "file_name": "../x"})
             check("import_url: an invalid name", r.is_error and text(r).startswith("Invalid file_name"), text(r))
 
+            # Recipes are tools of their own, their params schema the tool's.
+            hls = by_name.get("recipe_hls")
+            check("recipes are tools", hls is not None
+                  and hls.input_schema["properties"]["params"]["properties"]["rungs"]["type"] == "array",
+                  hls and hls.input_schema)
+            t = await call(s, "recipe_thumbnails", {"inputs": [clip], "params": {"count": 2, "width": 96}})
+            check("recipe_thumbnails: two pictures and their times", t["ok"]
+                  and [x["file_name"] for x in t["result"]] == ["thumb_01.jpg", "thumb_02.jpg"]
+                  and len(t["data"]["thumbnails"]) == 2, t)
+            r = await s.call_tool("recipe_thumbnails", {"inputs": [clip], "params": {"count": 0}})
+            status, http_r = api("POST", "/recipes/thumbnails", {"inputs": [clip], "params": {"count": 0}})
+            check("a recipe's refused params: the API's message", r.is_error and status == 400
+                  and text(r) == http_r["error"] and "count" in text(r), (text(r), http_r))
+
             d = await call(s, "delete_file", {"file_path": f"{dir_id}/small.mp4"})
             check("delete_file", d["deleted"]["file_path"] == f"{dir_id}/small.mp4", d)
 
@@ -265,7 +279,9 @@ async def over_stdio():
             init = await s.initialize()
             check("stdio bridge: initialize", init.server_info.name == "mediaforge", repr(init))
             tools = (await s.list_tools()).tools
-            check("stdio bridge: tools/list", sorted(t.name for t in tools) == sorted(TOOLS))
+            fixed = [t.name for t in tools if not t.name.startswith("recipe_")]
+            check("stdio bridge: tools/list", sorted(fixed) == sorted(TOOLS)
+                  and "recipe_hls" in [t.name for t in tools], [t.name for t in tools])
             d = await call(s, "create_directory", {"ttl": 60})
             dirs = await call(s, "list_directories", {})
             check("stdio bridge: tools answer", d["directory"]["id"]

@@ -22,17 +22,18 @@ started=$(date +%s)
 # As `make test` built it just before (the same command, so nothing is rebuilt there).
 (cd "$ROOT" && cargo build -q --workspace --bins)
 
-for pair in command-builder:build-task translator:translate-task webhook-formatter:format-event; do
+for pair in command-builder:build-task translator:translate-task webhook-formatter:format-event recipe:recipes; do
   world=${pair%%:*}
   sample=${pair#*:}
   name=new-$world
   (cd "$WORK" && "$BIN" plugin new --world "$world" "$name" --sdk "$ROOT/plugins/sdk" >/dev/null)
   (cd "$WORK/$name" && cargo build -q --release --target wasm32-wasip2 && cargo test -q --target "$HOST" >/dev/null)
   wasm=$TARGET/wasm32-wasip2/release/${name//-/_}.wasm
-  "$BIN" plugin check "$wasm" --world "$world" | grep -q "implements the $world world (WIT 0.2.0" \
+  wit=0.2.0; [ "$world" = recipe ] && wit=0.3.0
+  "$BIN" plugin check "$wasm" --world "$world" | grep -q "implements the $world world (WIT $wit" \
     || { echo "plugin check refused the $world template"; "$BIN" plugin check "$wasm" --world "$world"; exit 1; }
   answer=$("$BIN" plugin run "$world" "$wasm" "$SAMPLES/$sample.json") \
     || { echo "plugin run failed on the $world template: $answer"; exit 1; }
   echo "$world: generated, built, tested, checked, ran $sample"
 done
-echo "plugin new: 3 worlds in $(( $(date +%s) - started )) s"
+echo "plugin new: 4 worlds in $(( $(date +%s) - started )) s"

@@ -46,15 +46,7 @@ pub fn task_request(body: &Value) -> AppResult<TaskRequest> {
             ));
         }
     };
-    let output_dir_id = match body.get("output_dir_id") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => {
-            return Err(AppError::BadRequest(
-                "output_dir_id must be a string".into(),
-            ));
-        }
-    };
+    let output_dir_id = super::output_dir_id(body)?;
     Ok(TaskRequest {
         instructions,
         inputs,
@@ -156,6 +148,7 @@ async fn process_async(
             idempotency_key: idempotency_key(req),
             generated: true,
             priority,
+            recipe: None,
         },
     )
     .await?;

@@ -10,7 +10,9 @@ use salvo::sse::{self, SseEvent};
 use serde_json::{Value, json};
 
 use super::process::task_from;
-use super::schemas::{Accepted, JobEntry, JobList, JobView, Message, Pagination, WebhookView};
+use super::schemas::{
+    Accepted, JobEntry, JobList, JobView, Message, Pagination, RecipeOfJob, WebhookView,
+};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::clock;
@@ -91,6 +93,7 @@ pub async fn submit_of(
             idempotency_key,
             generated: false,
             priority: priority(body)?,
+            recipe: None,
         },
     )
     .await
@@ -305,6 +308,10 @@ pub async fn job_view(state: &AppState, job: &Job) -> AppResult<JobView> {
         (Some(outputs), true) => Some(pipeline::links(state, outputs).await?),
         _ => None,
     };
+    let playback_url = match (&job.data, &result) {
+        (Some(data), Some(links)) => super::recipes::playback_of(data, links),
+        _ => None,
+    };
     let queue_position = match job.status {
         JobStatus::Pending => Some(jobs::scheduler::queue_position(state, job).await?),
         _ => None,
@@ -321,8 +328,17 @@ pub async fn job_view(state: &AppState, job: &Job) -> AppResult<JobView> {
         progress: job.progress.filter(|_| job.status == JobStatus::Processing),
         result,
         usage: job.usage.filter(|_| completed),
-        command: job.command.clone().filter(|_| completed),
-        cache: job.cache.filter(|_| completed),
+        command: job
+            .command
+            .clone()
+            .filter(|_| completed && job.recipe.is_none()),
+        cache: job.cache.filter(|_| completed && job.recipe.is_none()),
+        recipe: job.recipe.as_ref().map(|r| RecipeOfJob {
+            name: r.name.clone(),
+            params: r.params.clone(),
+        }),
+        data: job.data.clone().filter(|_| completed),
+        playback_url,
         error: failed.then(|| job.error.clone().unwrap_or_else(|| "Job failed".into())),
         details: job.details.clone().filter(|_| failed),
         webhook: job.webhook.as_ref().map(|w| WebhookView {

@@ -13,6 +13,7 @@ pub mod mcp;
 mod pace;
 pub mod probe;
 pub mod process;
+pub mod recipes;
 pub mod schemas;
 pub mod share;
 pub mod usage;
@@ -187,7 +188,19 @@ fn authenticated() -> Router {
         .push(jobs::router())
         .push(usage::router())
         .push(ai::router())
+        .push(recipes::router())
         .push(legacy::router())
+}
+
+/// A body's optional `output_dir_id` (plain-language and recipe requests).
+pub fn output_dir_id(body: &Value) -> AppResult<Option<String>> {
+    match body.get("output_dir_id") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(AppError::BadRequest(
+            "output_dir_id must be a string".into(),
+        )),
+    }
 }
 
 pub fn state(depot: &Depot) -> Arc<AppState> {

@@ -94,6 +94,14 @@ pub struct Accepted {
     pub estimate: Option<Estimate>,
 }
 
+/// The recipe a recipe job runs.
+#[derive(Serialize, ToSchema)]
+pub struct RecipeOfJob {
+    pub name: String,
+    #[salvo(schema(value_type = Object))]
+    pub params: serde_json::Value,
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct JobView {
     /// False for failed and cancelled jobs.
@@ -126,6 +134,16 @@ pub struct JobView {
     /// When completed: `hit` when the outputs came from the result cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<Outcome>,
+    /// A recipe job: the recipe and its params (`task` then holds only the inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<RecipeOfJob>,
+    /// A completed recipe job: what the recipe measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[salvo(schema(value_type = Option<Object>))]
+    pub data: Option<serde_json::Value>,
+    /// A completed streaming recipe job: its master playlist or manifest's playback URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playback_url: Option<String>,
     /// When failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

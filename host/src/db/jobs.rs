@@ -205,6 +205,12 @@ pub struct Job {
     pub progress: Option<Progress>,
     pub idem: Option<String>,
     pub webhook: Option<Webhook>,
+    /// A recipe job: the recipe to run (its `task` then holds only the inputs).
+    #[serde(default)]
+    pub recipe: Option<crate::task::RecipeCall>,
+    /// When a recipe job completed: what the recipe measured.
+    #[serde(default)]
+    pub data: Option<Value>,
 }
 
 /// How a job ends.
@@ -214,6 +220,8 @@ pub enum JobEnd<'a> {
         usage: &'a Usage,
         command: &'a [String],
         cache: crate::cache::Outcome,
+        /// A recipe's data.
+        data: Option<&'a Value>,
         /// Charged in the same transaction.
         account: &'a str,
         charge: &'a Charge,
@@ -511,7 +519,7 @@ impl Db {
         let mut vars = json!({
             "id": job_id, "t": token, "now": now, "status": status, "hold": quota_hold,
             "event": format!("evt_{job_id}_{}", status.as_str()),
-            "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "cache": None::<Value>, "oc": 0,
+            "result": None::<Value>, "usage": None::<Value>, "command": None::<Value>, "cache": None::<Value>, "oc": 0, "data": None::<Value>,
             "error": None::<String>, "details": None::<String>, "charge": None::<Value>, "a": None::<Value>, "m": None::<Value>, "charged": false,
         });
         if let Some(JobEnd::Completed {
@@ -519,11 +527,13 @@ impl Db {
             usage,
             command,
             cache,
+            data,
             account,
             charge,
             month,
         }) = completed
         {
+            vars["data"] = json!(data);
             vars["result"] = json!(result);
             vars["usage"] = json!(usage);
             vars["command"] = json!(command);
@@ -545,7 +555,7 @@ impl Db {
                 concat!(
                     "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('job', $id)
-                     SET status = $status, result = $result, usage = $usage, command = $command, cache = $cache, output_count = $oc, error = $error,
+                     SET status = $status, result = $result, usage = $usage, command = $command, cache = $cache, data = $data, output_count = $oc, error = $error,
                          details = $details, completed_at = $now, updated_at = $now, lease_token = NONE, progress = NONE,
                          webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
                      WHERE status = 'processing' AND lease_token = $t RETURN job_id, account);

@@ -36,6 +36,8 @@ pub struct Submission<'a> {
     /// Natural-language submissions: the task is the translator's.
     pub generated: bool,
     pub priority: Priority,
+    /// A recipe job (`task` holds its inputs only, with no outputs).
+    pub recipe: Option<crate::task::RecipeCall>,
 }
 
 /// Validates, imports URL inputs, queues. Returns the job (an earlier one for a repeated
@@ -66,8 +68,22 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
             return Ok(job);
         }
     }
-    let resolved = pipeline::prepare(state, s.account, s.task.clone()).await?;
-    let estimate = pipeline::estimate::of(state, &resolved).await?;
+    let mut recipe = s.recipe;
+    let mut task = s.task;
+    // Boxed: inline, the recipe's checks grew every caller's future (the MCP tool call's
+    // overflowed a debug build's worker stack).
+    let (resolved, estimate) = match &mut recipe {
+        Some(call) => {
+            let (resolved, inputs) = Box::pin(queue_recipe(state, s.account, call)).await?;
+            task = inputs;
+            (resolved, None)
+        }
+        None => {
+            let resolved = Box::pin(pipeline::prepare(state, s.account, task.clone())).await?;
+            let estimate = pipeline::estimate::of(state, &resolved).await?;
+            (resolved, Some(estimate))
+        }
+    };
     let run = resolved
         .queued()
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("inputs not imported")))?;
@@ -79,10 +95,10 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         priority: s.priority,
         priority_rank: s.priority.rank(),
         claimed_at: 0,
-        estimate: Some(estimate),
-        generated_command: s.generated.then(|| s.task.clone()),
-        input_count: s.task.inputs.len() as u32,
-        task: s.task,
+        estimate,
+        generated_command: s.generated.then(|| task.clone()),
+        input_count: task.inputs.len() as u32,
+        task,
         run,
         webhook_url: s.webhook_url,
         created_at: now,
@@ -101,6 +117,8 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         progress: None,
         idem,
         webhook: None,
+        recipe,
+        data: None,
     };
     // A concurrent submission with the same key may have won since the look-up above.
     let since = clock::now_ms() - IDEMPOTENCY_WINDOW_MS;
@@ -109,4 +127,35 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         state.wakers.jobs.notify_one();
     }
     Ok(created)
+}
+
+/// A recipe job before it is queued: checked now, so a bad request is refused at once; its
+/// inputs resolved and imported as a task's, the call keeping their stored paths and its output
+/// directory. Also the task the job view shows: the inputs, no outputs of its own.
+async fn queue_recipe(
+    state: &Arc<AppState>,
+    account: &Account,
+    call: &mut crate::task::RecipeCall,
+) -> AppResult<(pipeline::Resolved, Task)> {
+    crate::recipes::checked(state, call).await?;
+    let resolved =
+        crate::facts::prepare(state, account, &call.inputs, call.output_dir_id.clone()).await?;
+    call.inputs = crate::facts::stored_paths(&resolved);
+    call.output_dir_id = resolved.output_dir.as_ref().map(|d| d.dir_id.clone());
+    let task = Task {
+        inputs: call
+            .inputs
+            .iter()
+            .map(|p| crate::task::TaskInput {
+                file_path: p.clone(),
+                options: Vec::new(),
+            })
+            .collect(),
+        outputs: Vec::new(),
+        filter_complex: None,
+        output_dir_id: call.output_dir_id.clone(),
+        cache: call.cache,
+        split: true,
+    };
+    Ok((resolved, task))
 }

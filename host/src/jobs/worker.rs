@@ -121,8 +121,11 @@ async fn take_segment(state: &Arc<AppState>, token: &str, lease_ms: i64) -> bool
     }
 }
 
+/// A run that finished: its outputs and figures, its quota hold, and a recipe's data.
+type Finished = (Completed, metering::Hold, Option<serde_json::Value>);
+
 enum Ended {
-    Done(Result<(Completed, metering::Hold), AppError>),
+    Done(Result<Finished, AppError>),
     LeaseLost,
 }
 
@@ -147,7 +150,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
             );
             return;
         }
-        Ended::Done(Ok((done, hold))) => {
+        Ended::Done(Ok((done, hold, data))) => {
             // `finish_job` charges the run and ends its hold in one transaction; if it does
             // not finish the job, dropping the hold releases it.
             kept_hold = Some(hold);
@@ -156,6 +159,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
                 usage: &done.usage,
                 command: &done.command,
                 cache: done.cache,
+                data: data.as_ref(),
                 account: &job.account,
                 charge: &done.charge,
                 month: &metering::this_month(),
@@ -205,15 +209,40 @@ async fn execute(
     job: &Job,
     hold_id: &str,
     progress: watch::Sender<u64>,
-) -> Result<(Completed, metering::Hold), AppError> {
+) -> Result<Finished, AppError> {
     let account =
         state.db.account(&job.account).await?.ok_or_else(|| {
             AppError::Internal(anyhow::anyhow!("account {} is gone", job.account))
         })?;
+    if let Some(recipe) = &job.recipe {
+        return Box::pin(execute_recipe(state, &account, recipe, hold_id, progress)).await;
+    }
     let resolved = pipeline::reload(state, &account, &job.task, &job.run).await?;
     let hold = metering::hold(state, &account, resolved.stored_bytes(), hold_id.into()).await?;
     let done = pipeline::execute(state, &resolved, Some(progress)).await?;
-    Ok((done, hold))
+    Ok((done, hold, None))
+}
+
+/// A recipe job: its steps charge themselves as they run (`recipes::run`), so the job's own
+/// end charges nothing more and holds nothing.
+async fn execute_recipe(
+    state: &Arc<AppState>,
+    account: &crate::db::Account,
+    recipe: &crate::task::RecipeCall,
+    hold_id: &str,
+    progress: watch::Sender<u64>,
+) -> Result<Finished, AppError> {
+    let turn = state.tenants.job_turn(&account.name);
+    let ran = crate::recipes::run(state, account, recipe, &turn, Some(progress)).await?;
+    let hold = metering::hold(state, account, 0, hold_id.into()).await?;
+    let done = Completed {
+        outputs: ran.outputs,
+        usage: ran.usage,
+        charge: crate::usage::Charge::default(),
+        command: Vec::new(),
+        cache: crate::cache::Outcome::Miss,
+    };
+    Ok((done, hold, Some(ran.data)))
 }
 
 async fn wake_on_parts(state: Arc<AppState>) {

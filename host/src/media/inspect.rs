@@ -102,6 +102,7 @@ pub async fn ffprobe(
                 },
                 output_cap: None,
                 stdout_cap: 64 * 1024 * 1024,
+                stderr_cap: runner::STDERR_TAIL,
                 progress: None,
             },
         )

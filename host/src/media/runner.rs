@@ -23,6 +23,8 @@ pub struct Spec<'a> {
     pub output_cap: Option<OutputCap>,
     /// Largest stdout kept (ffprobe's JSON); ignored when `progress` is set.
     pub stdout_cap: usize,
+    /// The last bytes of stderr kept (`STDERR_TAIL`; more for a run whose log is its result).
+    pub stderr_cap: usize,
     /// Receives ffmpeg's `-progress pipe:1` reports (processed media time in microseconds).
     pub progress: Option<watch::Sender<u64>>,
 }
@@ -95,7 +97,8 @@ fn out_of_memory(limited: bool, status: &std::process::ExitStatus, stderr: &str)
             ))
 }
 
-const STDERR_TAIL: usize = 16 * 1024;
+/// The stderr a run keeps by default: enough for an error's last lines.
+pub const STDERR_TAIL: usize = 16 * 1024;
 
 pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
     let started = Instant::now();
@@ -124,7 +127,7 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
         Some(tx) => tokio::spawn(read_progress(stdout, tx)),
         None => tokio::spawn(read_capped(stdout, spec.stdout_cap)),
     };
-    let stderr_task = tokio::spawn(read_tail(stderr, STDERR_TAIL));
+    let stderr_task = tokio::spawn(read_tail(stderr, spec.stderr_cap));
 
     let deadline = tokio::time::sleep(spec.timeout);
     tokio::pin!(deadline);

@@ -15,13 +15,16 @@
 //!   → charge (sync here; a job in the transaction that completes it)
 //! ```
 //!
-//! Probes (`probe.rs`) are the same shape with ffprobe and no outputs.
+//! Probes (`probe.rs`) are the same shape with ffprobe and no outputs; a recipe's analysis
+//! (`measure.rs`) the same with the null muxer and ffmpeg's log as its result; a file a plugin
+//! wrote (`text.rs`) joins at *register*.
 
 mod build;
 mod cached;
 mod concat;
 pub mod estimate;
 mod import;
+pub mod measure;
 pub mod probe;
 mod probe_json;
 mod register;
@@ -29,6 +32,7 @@ mod resolve;
 mod run;
 pub mod split;
 mod stage;
+pub mod text;
 
 use std::sync::Arc;
 

@@ -44,9 +44,20 @@ pub async fn analyze(
     state: &AppState,
     account: &Account,
     file_path: &str,
-    mut probe: ProbeConfig,
+    probe: ProbeConfig,
 ) -> AppResult<Probed> {
-    let _admitted = super::admit(state, account)?;
+    let admitted = super::admit(state, account)?;
+    analyze_admitted(state, account, file_path, probe, &admitted).await
+}
+
+/// `analyze` for a caller that admitted the work already (a recipe's probe step).
+pub async fn analyze_admitted(
+    state: &AppState,
+    account: &Account,
+    file_path: &str,
+    mut probe: ProbeConfig,
+    _admitted: &crate::tenants::TaskPermit,
+) -> AppResult<Probed> {
     let wants_entries = probe.frames.is_some() || probe.packets.is_some();
     if wants_entries && probe.select_streams.as_deref().is_none_or(str::is_empty) {
         return Err(AppError::BadRequest(
@@ -181,6 +192,7 @@ async fn ffprobe(
                 },
                 output_cap: None,
                 stdout_cap: STDOUT_CAP,
+                stderr_cap: runner::STDERR_TAIL,
                 progress: None,
             },
         )

@@ -36,6 +36,68 @@ pub async fn ffmpeg_within(
     progress: Option<watch::Sender<u64>>,
     timeout: Duration,
 ) -> AppResult<Duration> {
+    let run = Run {
+        argv,
+        progress,
+        timeout,
+        stderr_cap: runner::STDERR_TAIL,
+    };
+    Ok(checked(state, account, scratch, staged, run).await?.elapsed)
+}
+
+/// The most of a measuring run's log kept (its end: summaries come last).
+const MAX_LOG: usize = 1024 * 1024;
+
+/// A run for what ffmpeg measures (a recipe's analysis step): ffmpeg at `info` level, and its
+/// log, at most its last `MAX_LOG` bytes, with the run's paths replaced by the tenant's names.
+pub async fn ffmpeg_logged(
+    state: &AppState,
+    account: &str,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    mut argv: Vec<String>,
+) -> AppResult<(Duration, String)> {
+    // The host's own lead (`media/argv.rs`) sets the level; nothing of the tenant's is changed.
+    if let Some(at) = argv.iter().take(8).position(|a| a == "-loglevel") {
+        argv[at + 1] = "info".into();
+    }
+    let run = Run {
+        argv,
+        progress: None,
+        timeout: Duration::from_secs(state.cfg.limits.process_timeout_s),
+        stderr_cap: MAX_LOG,
+    };
+    let exit = checked(state, account, scratch, staged, run).await?;
+    let mut log = exit.stderr_tail;
+    for s in staged.iter().rev() {
+        log = log.replace(&s.path, &s.name);
+    }
+    log = log.replace(&scratch.dir.display().to_string(), "");
+    Ok((exit.elapsed, log))
+}
+
+/// One ffmpeg run as the pipeline asks for it.
+struct Run {
+    argv: Vec<String>,
+    progress: Option<watch::Sender<u64>>,
+    timeout: Duration,
+    stderr_cap: usize,
+}
+
+/// Runs ffmpeg in the sandbox; its exit, or the error its failure is.
+async fn checked(
+    state: &AppState,
+    account: &str,
+    scratch: &Scratch,
+    staged: &[StagedInput],
+    run: Run,
+) -> AppResult<runner::Exit> {
+    let Run {
+        argv,
+        progress,
+        timeout,
+        stderr_cap,
+    } = run;
     let limits = &state.cfg.limits;
     let timeout = timeout.min(Duration::from_secs(limits.process_timeout_s));
     if timeout.is_zero() {
@@ -67,6 +129,7 @@ pub async fn ffmpeg_within(
                     max_files: limits.max_output_files,
                 }),
                 stdout_cap: 0,
+                stderr_cap,
                 progress,
             },
         )
@@ -101,7 +164,7 @@ pub async fn ffmpeg_within(
             details: sanitize_stderr(&exit.stderr_tail, scratch, staged),
         });
     }
-    Ok(exit.elapsed)
+    Ok(exit)
 }
 
 /// At most 2000 characters of ffmpeg's stderr, with scratch paths replaced by the tenant's own

@@ -40,11 +40,7 @@ impl Unfit {
                 "plugin {} does not implement the {} world (it must export {}): {why}",
                 path.display(),
                 world.name(),
-                Version::ALL
-                    .iter()
-                    .map(|v| v.export(world))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
+                Version::exports(world).join(" or ")
             ),
             Unfit::Mismatch(why) => format!(
                 "plugin {} does not fit the {} world of this host: {why}",

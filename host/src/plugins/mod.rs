@@ -11,6 +11,7 @@
 mod builder;
 pub mod check;
 mod formatter;
+mod recipe;
 pub mod reload;
 mod ticker;
 mod translator;
@@ -40,19 +41,21 @@ use crate::net::Net;
 /// Bytes of each pooled linear memory reset in place (and kept resident) between calls.
 const KEEP_RESIDENT: usize = 2 * 1024 * 1024;
 
-/// The three worlds of `wit/plugin.wit`.
+/// The worlds of `wit/` (`recipe` is new in 0.3.0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum World {
     CommandBuilder,
     Translator,
     WebhookFormatter,
+    Recipe,
 }
 
 impl World {
-    pub const ALL: [World; 3] = [
+    pub const ALL: [World; 4] = [
         World::CommandBuilder,
         World::Translator,
         World::WebhookFormatter,
+        World::Recipe,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +63,7 @@ impl World {
             World::CommandBuilder => "command-builder",
             World::Translator => "translator",
             World::WebhookFormatter => "webhook-formatter",
+            World::Recipe => "recipe",
         }
     }
 
@@ -73,6 +77,7 @@ impl World {
             World::CommandBuilder => "command_builder.wasm",
             World::Translator => "translator.wasm",
             World::WebhookFormatter => "webhook_formatter.wasm",
+            World::Recipe => "recipes.wasm",
         }
     }
 
@@ -82,6 +87,7 @@ impl World {
             World::CommandBuilder => "command_builder",
             World::Translator => "translator",
             World::WebhookFormatter => "webhook_formatter",
+            World::Recipe => "recipe",
         }
     }
 
@@ -90,6 +96,7 @@ impl World {
             World::CommandBuilder => cfg.command_builder.as_ref(),
             World::Translator => cfg.translator.as_ref(),
             World::WebhookFormatter => cfg.webhook_formatter.as_ref(),
+            World::Recipe => cfg.recipe.as_ref(),
         }
     }
 }
@@ -230,6 +237,7 @@ pub struct Worlds {
     /// Asked when the translator refuses (`plugins.translator.fallback`).
     translator_fallback: Option<Loaded<wit::Translator>>,
     formatter: Option<Loaded<wit::Formatter>>,
+    recipe: Option<Loaded<wit::v0_3_0::Recipe>>,
 }
 
 impl Worlds {
@@ -238,6 +246,7 @@ impl Worlds {
             World::CommandBuilder => self.builder.is_some(),
             World::Translator => self.translator.is_some(),
             World::WebhookFormatter => self.formatter.is_some(),
+            World::Recipe => self.recipe.is_some(),
         }
     }
 }
@@ -480,6 +489,7 @@ impl PluginHost {
             wit::Linked::Translator(t) if to.fallback => worlds.translator_fallback = loaded!(t),
             wit::Linked::Translator(t) => worlds.translator = loaded!(t),
             wit::Linked::Formatter(f) => worlds.formatter = loaded!(f),
+            wit::Linked::Recipe(r) => worlds.recipe = loaded!(r),
         }
         tracing::info!(
             "plugin {} ({}) loaded from {}",
@@ -504,6 +514,7 @@ impl PluginHost {
             World::CommandBuilder => worlds.builder.as_ref().map(|l| l.path.clone()),
             World::Translator => worlds.translator.as_ref().map(|l| l.path.clone()),
             World::WebhookFormatter => worlds.formatter.as_ref().map(|l| l.path.clone()),
+            World::Recipe => worlds.recipe.as_ref().map(|l| l.path.clone()),
         }
     }
 

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::task::{ProbeConfig, Task};
 use crate::usage::Usage;
 
 /// An input staged in the job's scratch directory, and the name `@{name}` means.
@@ -165,4 +166,47 @@ pub struct CompletionRequest {
     pub json_schema: Option<String>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
+}
+
+/// One recipe a recipe plugin offers (`GET /recipes`); the schema and the example are JSON text
+/// as the plugin wrote them (`recipes::list` parses them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecipeInfo {
+    pub name: String,
+    pub description: String,
+    pub params_schema: String,
+    pub example: String,
+    pub min_inputs: u32,
+    pub max_inputs: u32,
+}
+
+/// One step of a recipe's plan (`wit/0.3.0/plugin.wit`, `recipes.step`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum RecipeStep {
+    /// An ffmpeg task whose outputs are kept.
+    Ffmpeg(Task),
+    /// An ffmpeg task run for its log (`-f null` outputs).
+    Analysis(Task),
+    /// ffprobe over the input named.
+    Probe { input: String, probe: ProbeConfig },
+    /// A file the plugin wrote.
+    Text { file: String, content: String },
+}
+
+/// What a step left, for the plugin's next `plan`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StepResult {
+    pub output: String,
+    pub files: Vec<String>,
+}
+
+/// The plugin's answer to `plan`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RecipePlan {
+    Steps(Vec<RecipeStep>),
+    /// The recipe's data, JSON text.
+    Done(String),
 }

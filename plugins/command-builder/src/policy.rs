@@ -146,6 +146,7 @@ use SpecKind::{Metadata as MetaSpec, None as NoSpec, Stream};
 
 const MP4_FAMILY: &[&str] = &["mp4", "mov", "ipod", "ismv", "3gp", "3g2", "f4v", "psp"];
 const HLS: &[&str] = &["hls"];
+const DASH: &[&str] = &["dash"];
 const SEGMENT: &[&str] = &["segment", "stream_segment"];
 const IMAGE2: &[&str] = &["image2"];
 const MP3: &[&str] = &["mp3"];
@@ -359,6 +360,14 @@ pub const OPTIONS: &[OptSpec] = &[
     m("hls_base_url", HLS, Value::Text, "URL prefix written into the playlist"),
     m("hls_allow_cache", HLS, Value::Int(-1, 1), "HLS cache hint"),
     m("master_pl_name", HLS, Value::PlainName, "HLS master playlist name"),
+    m("seg_duration", DASH, Value::Duration { signed: false }, "DASH segment length"),
+    m("use_template", DASH, Value::Int(0, 1), "DASH SegmentTemplate"),
+    m("use_timeline", DASH, Value::Int(0, 1), "DASH SegmentTimeline"),
+    m("single_file", DASH, Value::Int(0, 1), "DASH single file per representation"),
+    m("adaptation_sets", DASH, Value::Text, "DASH adaptation sets (stream indexes)"),
+    m("dash_segment_type", DASH, Value::Enum(&["auto", "mp4", "webm"]), "DASH segment container"),
+    m("frag_type", DASH, Value::Enum(&["none", "every_frame", "duration", "pframes"]), "DASH fragments"),
+    m("hls_playlist", DASH, Value::Int(0, 1), "HLS playlists beside the MPD"),
     m("segment_time", SEGMENT, Value::Duration { signed: false }, "segment length"),
     m("segment_time_delta", SEGMENT, Value::Duration { signed: false }, "segment time tolerance"),
     m("segment_times", SEGMENT, Value::DurationList, "segment split times"),
@@ -456,9 +465,9 @@ pub const REFUSED_OPTIONS: &[(&str, &str)] = &[
     ("segment_format_options", "nested muxer options cannot be checked"),
     ("hls_segment_options", "nested muxer options cannot be checked"),
     ("format_opts", "nested options cannot be checked"),
-    ("dash_segment_type", "DASH output is not supported"),
-    ("init_seg_name", "DASH output is not supported"),
-    ("media_seg_name", "DASH output is not supported"),
+    ("init_seg_name", "DASH segment names are the muxer's own"),
+    ("media_seg_name", "DASH segment names are the muxer's own"),
+    ("single_file_name", "DASH segment names are the muxer's own"),
 ];
 
 /// Finds why a known-dangerous option is refused.
@@ -579,6 +588,9 @@ pub const MUXERS: &[(&str, &[&str])] = &[
     ("ass", &["ass", "ssa"]),
     ("ttml", &["ttml"]),
     ("hls", &["m3u8"]),
+    // Its segment names are the muxer's own (`init-stream…`, `chunk-stream…`, next to the
+    // manifest): the options that would rename them stay refused.
+    ("dash", &["mpd"]),
     ("segment", &[]),
     ("stream_segment", &[]),
     ("ssegment", &[]),
@@ -607,7 +619,6 @@ pub const MUXERS: &[(&str, &[&str])] = &[
 pub const REFUSED_MUXERS: &[(&str, &str)] = &[
     ("tee", "it writes to several destinations named in its own syntax"),
     ("fifo", "it wraps another muxer and destination"),
-    ("dash", "DASH output is not supported; use HLS (-f hls) or fragmented MP4"),
     ("webm_chunk", "its chunk names are not confined to the output directory"),
     ("webm_dash_manifest", "it reads other files"),
     ("hds", "it writes to a directory structure of its own"),
@@ -836,6 +847,22 @@ const fn source(name: &'static str) -> FilterRule {
     }
 }
 
+/// `metadata`/`ametadata`: printing goes to ffmpeg's log (what a recipe's analysis reads);
+/// the `file` it could write to is refused.
+const METADATA: FilterRule = FilterRule {
+    name: "metadata",
+    params: &["mode", "key", "value", "function", "expr", "file", "direct"],
+    aliases: &[],
+    checks: &[
+        (
+            "file",
+            Check::Refused("it writes a file; printed metadata goes to the log"),
+        ),
+        ("direct", Check::Refused("it goes with file")),
+    ],
+    ..RULE
+};
+
 const MOVIE: FilterRule = FilterRule {
     name: "movie",
     params: &[
@@ -950,6 +977,11 @@ const LOOP: FilterRule = FilterRule {
 /// Filters with option checks. Options not named in `checks` are still checked for paths and
 /// URLs, and `@{name}` placeholders in them are resolved.
 pub const RULED_FILTERS: &[FilterRule] = &[
+    METADATA,
+    FilterRule {
+        name: "ametadata",
+        ..METADATA
+    },
     SCALE,
     FilterRule {
         name: "scale2ref",
@@ -1489,8 +1521,6 @@ pub const REFUSED_FILTERS: &[(&str, &str)] = &[
     ("removelogo", "it reads an image file"),
     ("fieldhint", "it reads a hint file"),
     ("flite", "it reads a text file and voices from the host"),
-    ("metadata", "it can write a file"),
-    ("ametadata", "it can write a file"),
     ("showcqt", "it reads font and image files"),
     ("cellauto", "it reads a pattern file"),
     ("life", "it reads a pattern file"),

@@ -61,3 +61,35 @@ pub mod configure {
         generate_all,
     });
 }
+
+/// WIT 0.3.0's one new world, `recipe` (`wit/0.3.0/plugin.wit`). Its `types` are 0.2.0's and its
+/// input facts the translator's, so a task or an input is the same Rust type here too; its
+/// `host` is its own (the 0.3.0 import), which the recipe glue reads the config through.
+pub mod recipe {
+    wit_bindgen::generate!({
+        path: "../../wit/0.3.0",
+        inline: "package mediaforge:sdk; world recipe { import mediaforge:plugin/host@0.3.0; export mediaforge:plugin/recipes@0.3.0; }",
+        world: "mediaforge:sdk/recipe",
+        pub_export_macro: true,
+        export_macro_name: "__export_recipe_world",
+        default_bindings_module: "mediaforge_plugin::bindings::recipe",
+        with: {
+            "mediaforge:plugin/types@0.3.0": crate::bindings::builder::mediaforge::plugin::types,
+            "mediaforge:plugin/facts@0.3.0": crate::bindings::translator::exports::mediaforge::plugin::translate,
+        },
+        generate_all,
+    });
+}
+
+/// `configure` under 0.3.0's name, for recipe components.
+pub mod configure_v3 {
+    wit_bindgen::generate!({
+        path: "../../wit/0.3.0",
+        inline: "package mediaforge:sdk; world configure-v3 { export mediaforge:plugin/configure@0.3.0; }",
+        world: "mediaforge:sdk/configure-v3",
+        pub_export_macro: true,
+        export_macro_name: "__export_configure_v3_world",
+        default_bindings_module: "mediaforge_plugin::bindings::configure_v3",
+        generate_all,
+    });
+}

@@ -5,22 +5,39 @@ use std::sync::Once;
 
 use crate::{
     CallbackRequest, CommandBuilder, FfmpegCommand, FfprobeCommand, InputFacts, JobEvent,
-    JobLayout, LogLevel, ProbeConfig, Refusal, Task, Translator, WebhookFormatter, log,
-    parse_config,
+    JobLayout, LogLevel, Next, ProbeConfig, RecipeInfo, Recipes, Refusal, StepResult, Task,
+    Translator, WebhookFormatter, parse_config,
+};
+
+/// The host imports a world's component may use: 0.2.0's, or 0.3.0's for a recipe.
+#[derive(Clone, Copy)]
+struct Host {
+    config: fn() -> String,
+    log: fn(LogLevel, &str),
+}
+
+const V2: Host = Host {
+    config: crate::config_json,
+    log: crate::log,
+};
+
+const V3: Host = Host {
+    config: crate::bindings::recipe::mediaforge::plugin::host::config,
+    log: crate::bindings::recipe::mediaforge::plugin::host::log,
 };
 
 /// Panics trap the call and the host reports only "it trapped"; the hook puts the message (and
 /// where it was raised) in the host's log first.
-fn panic_hook() {
+fn panic_hook(host: Host) {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        std::panic::set_hook(Box::new(move |info| {
             let message = info.payload_as_str().unwrap_or("(no message)");
             let line = match info.location() {
                 Some(at) => format!("plugin panicked at {at}: {message}"),
                 None => format!("plugin panicked: {message}"),
             };
-            log(LogLevel::Error, &line.replace('\n', " "));
+            (host.log)(LogLevel::Error, &line.replace('\n', " "));
         }))
     });
 }
@@ -29,10 +46,17 @@ fn panic_hook() {
 fn config<C: serde::de::DeserializeOwned>(
     check: fn(&C) -> Result<(), String>,
 ) -> Result<C, String> {
-    panic_hook();
-    let config = parse_config::<C>(&crate::config_json()).and_then(|c| check(&c).map(|()| c));
+    config_of(V2, check)
+}
+
+fn config_of<C: serde::de::DeserializeOwned>(
+    host: Host,
+    check: fn(&C) -> Result<(), String>,
+) -> Result<C, String> {
+    panic_hook(host);
+    let config = parse_config::<C>(&(host.config)()).and_then(|c| check(&c).map(|()| c));
     if let Err(e) = &config {
-        log(LogLevel::Error, e);
+        (host.log)(LogLevel::Error, e);
     }
     config
 }
@@ -94,4 +118,27 @@ pub fn check_formatter<P: WebhookFormatter>() -> Result<(), String> {
 pub fn format_event<P: WebhookFormatter>(event: JobEvent) -> Result<CallbackRequest, String> {
     let config = config(P::check_config)?;
     P::format_event(&config, event)
+}
+
+pub fn check_recipes<P: Recipes>() -> Result<(), String> {
+    config_of::<P::Config>(V3, P::check_config).map(drop)
+}
+
+pub fn recipes<P: Recipes>() -> Vec<RecipeInfo> {
+    match config_of(V3, P::check_config) {
+        Ok(config) => P::recipes(&config),
+        Err(_) => Vec::new(),
+    }
+}
+
+pub fn plan<P: Recipes>(
+    recipe: String,
+    params: String,
+    inputs: Vec<InputFacts>,
+    results: Vec<StepResult>,
+) -> Result<Next, Refusal> {
+    let config = config_of(V3, P::check_config).map_err(misconfigured("recipe plugin"))?;
+    let params: serde_json::Value = serde_json::from_str(&params)
+        .map_err(|e| crate::refusal("params", format!("params are not JSON: {e}")))?;
+    P::plan(&config, &recipe, &params, inputs, results)
 }

@@ -29,6 +29,9 @@ pub use bindings::builder::mediaforge::plugin::types::{
 pub use bindings::formatter::exports::mediaforge::plugin::format::{
     CallbackRequest, Completion, Failure, Header, JobEvent, Outcome, OutputFile, Usage,
 };
+pub use bindings::recipe::exports::mediaforge::plugin::recipes::{
+    Next, ProbeStep, RecipeInfo, Step, StepResult, TextFile,
+};
 pub use bindings::translator::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
 pub use bindings::translator::mediaforge::plugin::llm::{CompletionRequest, Message};
 
@@ -88,6 +91,29 @@ pub trait WebhookFormatter {
 
     /// An error fails the delivery attempt (and is not retried); the operator sees it.
     fn format_event(config: &Self::Config, event: JobEvent) -> Result<CallbackRequest, String>;
+}
+
+/// The `recipe` world (WIT 0.3.0, `docs/recipes.md`): named jobs, each a JSON Schema of its
+/// parameters and a plan of steps the host runs through its pipeline.
+pub trait Recipes {
+    type Config: DeserializeOwned;
+
+    fn check_config(_config: &Self::Config) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// What the plugin offers; the host reads it when it loads the plugin.
+    fn recipes(config: &Self::Config) -> Vec<RecipeInfo>;
+
+    /// The next steps of `recipe` (its `params` passed the schema), given every step's result
+    /// so far; [`Next::Done`] with the recipe's data when there is nothing left to run.
+    fn plan(
+        config: &Self::Config,
+        recipe: &str,
+        params: &serde_json::Value,
+        inputs: Vec<InputFacts>,
+        results: Vec<StepResult>,
+    ) -> Result<Next, Refusal>;
 }
 
 /// A line in the host's log, under the plugin's world. Only in WebAssembly: natively there is
@@ -217,6 +243,39 @@ macro_rules! export_webhook_formatter {
             }
             $crate::bindings::formatter::__export_webhook_formatter_world!(Export with_types_in $crate::bindings::formatter);
             $crate::bindings::configure::__export_configure_world!(Export with_types_in $crate::bindings::configure);
+        };
+    };
+}
+
+/// Exports `$plugin` (a [`Recipes`]) as the component's `recipes` and `configure` (WIT 0.3.0).
+#[macro_export]
+macro_rules! export_recipes {
+    ($plugin:ty) => {
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            use $crate::bindings::recipe::exports::mediaforge::plugin as exports;
+            use $crate::bindings::configure_v3::exports::mediaforge::plugin::configure;
+            struct Export;
+            impl exports::recipes::Guest for Export {
+                fn recipes() -> Vec<$crate::RecipeInfo> {
+                    $crate::glue::recipes::<$plugin>()
+                }
+                fn plan(
+                    recipe: String,
+                    params: String,
+                    inputs: Vec<$crate::InputFacts>,
+                    results: Vec<$crate::StepResult>,
+                ) -> Result<$crate::Next, $crate::Refusal> {
+                    $crate::glue::plan::<$plugin>(recipe, params, inputs, results)
+                }
+            }
+            impl configure::Guest for Export {
+                fn check_config() -> Result<(), String> {
+                    $crate::glue::check_recipes::<$plugin>()
+                }
+            }
+            $crate::bindings::recipe::__export_recipe_world!(Export with_types_in $crate::bindings::recipe);
+            $crate::bindings::configure_v3::__export_configure_v3_world!(Export with_types_in $crate::bindings::configure_v3);
         };
     };
 }

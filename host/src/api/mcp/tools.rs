@@ -267,6 +267,47 @@ pub fn catalogue() -> &'static [Tool] {
     })
 }
 
+/// Recipes are tools named `recipe_<name>` (`GET /recipes`), listed from the recipe plugin.
+const RECIPE_TOOL: &str = "recipe_";
+
+/// A recipe as a tool: its inputs, its own params schema, and the recipe response.
+fn recipe_tool(r: &crate::recipes::Entry) -> Tool {
+    let input = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "inputs": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": r.min_inputs,
+                "maxItems": r.max_inputs,
+                "description": "`<dir_id>/<file_name>` paths or https URLs",
+            },
+            "params": r.params_schema,
+            "output_dir_id": {"type": "string", "description": "Without it, a new directory"},
+            "cache": {"type": "boolean", "description": "false: no step from the result cache"},
+        },
+        "required": ["inputs"],
+    });
+    let input = match input {
+        Value::Object(map) => map,
+        _ => unreachable!("built as an object"),
+    };
+    let name = format!("{RECIPE_TOOL}{}", r.name);
+    let description = format!(
+        "Recipe `{}`: {}. Runs every step now and answers the outputs, `data` and usage \
+         (docs/recipes.md); example params: {}",
+        r.name, r.description, r.example
+    );
+    Tool::new(name, description, Arc::new(input))
+        .with_raw_output_schema(Arc::new(schema::of::<api::recipes::RecipeResponse>()))
+        .annotate(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .open_world(true),
+        )
+}
+
 fn tool<I: ToSchema, O: ToSchema>(
     name: &'static str,
     description: &'static str,
@@ -296,7 +337,13 @@ impl ServerHandler for Tools {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(catalogue().to_vec()))
+        let mut tools = catalogue().to_vec();
+        // A recipe plugin that cannot answer leaves the fixed tools listed.
+        match crate::recipes::list(&self.state).await {
+            Ok(recipes) => tools.extend(recipes.iter().map(recipe_tool)),
+            Err(e) => tracing::warn!("recipe tools not listed: {e}"),
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -315,7 +362,9 @@ impl ServerHandler for Tools {
             .and_then(|p| p.extensions.get::<Account>())
             .cloned()
             .ok_or_else(|| ErrorData::internal_error("unauthenticated call", None))?;
-        if !catalogue().iter().any(|t| t.name == request.name) {
+        if !catalogue().iter().any(|t| t.name == request.name)
+            && !request.name.starts_with(RECIPE_TOOL)
+        {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool '{}'", request.name),
                 None,
@@ -510,7 +559,13 @@ impl Tools {
                 let a: JobIdArgs = from_value(args)?;
                 body(api::jobs::cancel_of(state, account, &a.job_id).await?)
             }
-            other => Err(AppError::BadRequest(format!("Unknown tool '{other}'"))),
+            other => match other.strip_prefix(RECIPE_TOOL) {
+                Some(recipe) => {
+                    let request = api::recipes::request(recipe, &args)?;
+                    body(Box::pin(api::recipes::run_recipe(state, account, &request)).await?)
+                }
+                None => Err(AppError::BadRequest(format!("Unknown tool '{other}'"))),
+            },
         }
     }
 

@@ -6,6 +6,7 @@
 mod adapter;
 pub mod v0_1_0;
 pub mod v0_2_0;
+pub mod v0_3_0;
 
 use wasmtime::Engine;
 use wasmtime::Store;
@@ -21,31 +22,44 @@ use crate::task::{ProbeConfig, Task};
 pub enum Version {
     V0_1_0,
     V0_2_0,
+    V0_3_0,
 }
 
 impl Version {
     /// Newest first: what `plugin check` names when a component exports neither.
-    pub const ALL: [Version; 2] = [Version::V0_2_0, Version::V0_1_0];
+    pub const ALL: [Version; 3] = [Version::V0_3_0, Version::V0_2_0, Version::V0_1_0];
 
     pub fn name(self) -> &'static str {
         match self {
             Version::V0_1_0 => "0.1.0",
             Version::V0_2_0 => "0.2.0",
+            Version::V0_3_0 => "0.3.0",
         }
     }
 
-    /// The interface a component of this version exports to implement `world`.
-    pub fn export(self, world: World) -> &'static str {
+    /// The interface a component of this version exports to implement `world`, when the
+    /// version has that world.
+    pub fn export(self, world: World) -> Option<&'static str> {
         match self {
             Version::V0_1_0 => v0_1_0::export(world),
             Version::V0_2_0 => v0_2_0::export(world),
+            Version::V0_3_0 => v0_3_0::export(world),
         }
+    }
+
+    /// What a component of `world` may export, newest first.
+    pub fn exports(world: World) -> Vec<&'static str> {
+        Version::ALL
+            .iter()
+            .filter_map(|v| v.export(world))
+            .collect()
     }
 
     pub fn add_imports(self, linker: &mut Linker<State>, world: World) -> wasmtime::Result<()> {
         match self {
             Version::V0_1_0 => v0_1_0::add_imports(linker, world),
             Version::V0_2_0 => v0_2_0::add_imports(linker, world),
+            Version::V0_3_0 => v0_3_0::add_imports(linker, world),
         }
     }
 
@@ -54,6 +68,7 @@ impl Version {
         match self {
             Version::V0_1_0 => v0_1_0::WIT,
             Version::V0_2_0 => v0_2_0::WIT,
+            Version::V0_3_0 => v0_3_0::WIT,
         }
     }
 }
@@ -63,6 +78,7 @@ pub enum Linked {
     Builder(Builder),
     Translator(Translator),
     Formatter(Formatter),
+    Recipe(v0_3_0::Recipe),
 }
 
 impl Linked {
@@ -76,6 +92,8 @@ impl Linked {
             World::CommandBuilder => Linked::Builder(Builder::new(version, pre)?),
             World::Translator => Linked::Translator(Translator::new(version, pre)?),
             World::WebhookFormatter => Linked::Formatter(Formatter::new(version, pre)?),
+            // `detect` finds a recipe export only in 0.3.0.
+            World::Recipe => Linked::Recipe(v0_3_0::Recipe::new(pre)?),
         })
     }
 
@@ -92,6 +110,7 @@ impl Linked {
             Linked::Translator(Translator::V0_2_0(t)) => t.instantiate(store).await,
             Linked::Formatter(Formatter::V0_1_0(f)) => f.instantiate(store).await,
             Linked::Formatter(Formatter::V0_2_0(f)) => f.instantiate(store).await,
+            Linked::Recipe(r) => r.instantiate(store).await,
         }
     }
 
@@ -109,6 +128,7 @@ impl Linked {
             Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store, instance).await,
             Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store, instance).await,
             Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store, instance).await,
+            Linked::Recipe(r) => r.check_config(store, instance).await,
         }
     }
 }
@@ -130,9 +150,9 @@ pub fn detect(engine: &Engine, component: &Component, world: World) -> Result<Ve
     let exports: Vec<&str> = ty.exports(engine).map(|(name, _)| name).collect();
     Version::ALL
         .into_iter()
-        .find(|v| exports.contains(&v.export(world)))
+        .find(|v| v.export(world).is_some_and(|e| exports.contains(&e)))
         .ok_or_else(|| {
-            let wanted: Vec<&str> = Version::ALL.iter().map(|v| v.export(world)).collect();
+            let wanted = Version::exports(world);
             format!(
                 "it exports {} but not {}",
                 if exports.is_empty() {
@@ -143,6 +163,31 @@ pub fn detect(engine: &Engine, component: &Component, world: World) -> Result<Ve
                 wanted.join(" or ")
             )
         })
+}
+
+/// Calls the `check-config` of the `configure` export named `configure` on `instance` (the one
+/// that type-checked it): `None` when the component has none.
+pub async fn check_config_export(
+    pre: &InstancePre<State>,
+    instance: &wasmtime::component::Instance,
+    store: &mut Store<State>,
+    configure: &str,
+) -> wasmtime::Result<Option<Result<(), String>>> {
+    let component = pre.component();
+    let Some(func) = component
+        .get_export_index(None, configure)
+        .and_then(|i| component.get_export_index(Some(&i), "check-config"))
+    else {
+        return Ok(None);
+    };
+    let check = instance.get_typed_func::<(), (Result<(), String>,)>(&mut *store, &func)?;
+    let (answer,) = check.call_async(&mut *store, ()).await?;
+    Ok(Some(answer))
+}
+
+/// A world a version does not have (`detect` never picks it).
+fn absent(version: Version) -> wasmtime::Error {
+    wasmtime::Error::msg(format!("WIT {} does not have this world", version.name()))
 }
 
 /// A command-builder component, of whichever version.
@@ -156,6 +201,7 @@ impl Builder {
         match version {
             Version::V0_1_0 => v0_1_0::Builder::new(pre).map(Builder::V0_1_0),
             Version::V0_2_0 => v0_2_0::Builder::new(pre).map(Builder::V0_2_0),
+            Version::V0_3_0 => Err(absent(version)),
         }
     }
 
@@ -196,6 +242,7 @@ impl Translator {
         match version {
             Version::V0_1_0 => v0_1_0::Translator::new(pre).map(Translator::V0_1_0),
             Version::V0_2_0 => v0_2_0::Translator::new(pre).map(Translator::V0_2_0),
+            Version::V0_3_0 => Err(absent(version)),
         }
     }
 
@@ -235,6 +282,7 @@ impl Formatter {
         match version {
             Version::V0_1_0 => v0_1_0::Formatter::new(pre).map(Formatter::V0_1_0),
             Version::V0_2_0 => v0_2_0::Formatter::new(pre).map(Formatter::V0_2_0),
+            Version::V0_3_0 => Err(absent(version)),
         }
     }
 

@@ -61,11 +61,12 @@ use bindings::translator::mediaforge::plugin::llm as wit_llm;
 pub const WIT: &str = include_str!("../../../../wit/plugin.wit");
 
 /// The interface a component exports to implement `world` in this version.
-pub fn export(world: World) -> &'static str {
+pub fn export(world: World) -> Option<&'static str> {
     match world {
-        World::CommandBuilder => "mediaforge:plugin/builder@0.1.0",
-        World::Translator => "mediaforge:plugin/translate@0.1.0",
-        World::WebhookFormatter => "mediaforge:plugin/format@0.1.0",
+        World::CommandBuilder => Some("mediaforge:plugin/builder@0.1.0"),
+        World::Translator => Some("mediaforge:plugin/translate@0.1.0"),
+        World::WebhookFormatter => Some("mediaforge:plugin/format@0.1.0"),
+        World::Recipe => None,
     }
 }
 

@@ -92,11 +92,12 @@ pub const WIT: &str = include_str!("../../../../wit/0.2.0/plugin.wit");
 const CONFIGURE: &str = "mediaforge:plugin/configure@0.2.0";
 
 /// The interface a component exports to implement `world` in this version.
-pub fn export(world: World) -> &'static str {
+pub fn export(world: World) -> Option<&'static str> {
     match world {
-        World::CommandBuilder => "mediaforge:plugin/builder@0.2.0",
-        World::Translator => "mediaforge:plugin/translate@0.2.0",
-        World::WebhookFormatter => "mediaforge:plugin/format@0.2.0",
+        World::CommandBuilder => Some("mediaforge:plugin/builder@0.2.0"),
+        World::Translator => Some("mediaforge:plugin/translate@0.2.0"),
+        World::WebhookFormatter => Some("mediaforge:plugin/format@0.2.0"),
+        World::Recipe => None,
     }
 }
 
@@ -109,16 +110,7 @@ pub async fn check_config(
     instance: &wasmtime::component::Instance,
     store: &mut Store<State>,
 ) -> wasmtime::Result<Option<Result<(), String>>> {
-    let component = pre.component();
-    let Some(func) = component
-        .get_export_index(None, CONFIGURE)
-        .and_then(|i| component.get_export_index(Some(&i), "check-config"))
-    else {
-        return Ok(None);
-    };
-    let check = instance.get_typed_func::<(), (Result<(), String>,)>(&mut *store, &func)?;
-    let (answer,) = check.call_async(&mut *store, ()).await?;
-    Ok(Some(answer))
+    super::check_config_export(pre, instance, store, CONFIGURE).await
 }
 
 /// `uncacheable` becomes the host's `cache` decision (`types::cacheable`), last in the list.

@@ -91,6 +91,57 @@ fn rows() -> Vec<(&'static str, Task, Vec<&'static str>)> {
             ],
         ),
         (
+            "peaks printed to the log, a DASH ladder's manifest",
+            task(
+                vec![input("in.mp4", &[])],
+                vec![
+                    output(
+                        "peaks.null",
+                        &[
+                            "-af",
+                            "astats=metadata=1:reset=1,ametadata=mode=print",
+                            "-f",
+                            "null",
+                        ],
+                        &[],
+                    ),
+                    output(
+                        "manifest.mpd",
+                        &[
+                            "-c:v",
+                            "libx264",
+                            "-f",
+                            "dash",
+                            "-seg_duration",
+                            "2",
+                            "-adaptation_sets",
+                            "id=0,streams=v id=1,streams=a",
+                        ],
+                        &[],
+                    ),
+                ],
+                None,
+            ),
+            vec![
+                "-i",
+                "/job/in/0-in.mp4",
+                "-af",
+                "astats=metadata=1:reset=1,ametadata=mode=print",
+                "-f",
+                "null",
+                "/job/out/peaks.null",
+                "-c:v",
+                "libx264",
+                "-f",
+                "dash",
+                "-seg_duration",
+                "2",
+                "-adaptation_sets",
+                "id=0,streams=v id=1,streams=a",
+                "/job/out/manifest.mpd",
+            ],
+        ),
+        (
             "overlay with maps",
             task(
                 vec![input("in.mp4", &[]), input("logo.png", &[])],

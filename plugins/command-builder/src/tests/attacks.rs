@@ -325,9 +325,14 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
             "Output format 'sdl' is not allowed: it writes to a host device",
         ),
         (
-            "dash by extension",
-            out_named("out.mpd", &[]),
-            "DASH output is not supported",
+            "ametadata writing a file",
+            out_opts(&["-af", "ametadata=mode=print:file=/etc/cron.d/x"]),
+            "it writes a file; printed metadata goes to the log",
+        ),
+        (
+            "dash segment names",
+            out_named("out.mpd", &["-init_seg_name", "../x.m4s"]),
+            "DASH segment names are the muxer's own",
         ),
         ("unknown extension", out_named("out.xyz", &[]), "add -f"),
         (
@@ -421,7 +426,7 @@ fn rows() -> Vec<(&'static str, Task, &'static str)> {
         (
             "metadata filter file",
             out_opts(&["-vf", "metadata=mode=print:file=/tmp/x"]),
-            "Filter 'metadata' is not allowed",
+            "Filter 'metadata' option 'file' is not allowed",
         ),
         // Exhaust the machine.
         (

@@ -1,0 +1,241 @@
+//! The recipes (beyond the spec, `docs/recipes.md`): `GET /recipes` lists what the recipe
+//! plugin offers, `POST /recipes/{name}` runs one now, `POST /recipes/{name}/validate` shows
+//! the steps it would run first, each built and checked, nothing run or charged.
+
+use std::sync::Arc;
+
+use salvo::oapi::ToSchema;
+use salvo::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::jobs::{accepted, idempotency_key, priority, webhook_url};
+use super::schemas::Accepted;
+use super::{account, body_value, max_body, state};
+use crate::app::AppState;
+use crate::db::Account;
+use crate::error::{AppError, AppResult};
+use crate::jobs::{self, Submission};
+use crate::pipeline::{self, OutputLink};
+use crate::recipes::{self, Entry, StepReport};
+use crate::task::Task;
+use crate::usage::Usage;
+
+pub fn router() -> Router {
+    Router::with_path("recipes").get(list).push(
+        Router::with_path("{name}")
+            .get(show)
+            .post(run)
+            .push(Router::with_path("async").post(submit))
+            .push(Router::with_path("validate").post(validate)),
+    )
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RecipeList {
+    pub ok: bool,
+    pub recipes: Vec<Entry>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RecipeShown {
+    pub ok: bool,
+    pub recipe: Entry,
+}
+
+/// `POST /recipes/{name}`'s body.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)] // the schema of the body, which is read as JSON (`request`)
+pub struct RecipeRequest {
+    /// `<dir_id>/<file_name>` or https URLs (strings, or `{file_path}` objects as tasks have).
+    pub inputs: Vec<Value>,
+    /// The recipe's parameters, checked against its `params_schema`.
+    #[salvo(schema(value_type = Object))]
+    pub params: Option<Value>,
+    pub output_dir_id: Option<String>,
+    /// `false`: no step is answered from the result cache.
+    pub cache: Option<bool>,
+    /// `/async` only: https and public; receives the job's completion or failure.
+    pub webhook_url: Option<String>,
+    /// `/async` only: high, normal (default) or low.
+    pub priority: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RecipeResponse {
+    pub ok: bool,
+    /// Every file the recipe wrote, in its output directory.
+    pub result: Vec<OutputLink>,
+    /// What the recipe measured (`null` for none).
+    #[salvo(schema(value_type = Object))]
+    pub data: Value,
+    pub usage: Usage,
+    pub output_dir_id: String,
+    /// For streaming recipes: the master playlist or manifest, under the directory's playback
+    /// prefix, where every file it names resolves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playback_url: Option<String>,
+    /// Each step as it ran.
+    pub steps: Vec<StepReport>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct RecipeValidateResponse {
+    pub ok: bool,
+    /// The steps the recipe runs first, each with its command and the builder's decisions.
+    /// Steps that depend on what these measure are planned only when the recipe runs.
+    pub steps: Vec<StepReport>,
+}
+
+/// The request as the domain takes it; the messages name the field.
+pub fn request(name: &str, body: &Value) -> AppResult<recipes::Request> {
+    let inputs: Vec<String> = match body.get("inputs") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => Ok(s.clone()),
+                other => other
+                    .get("file_path")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        AppError::BadRequest(
+                            "Each input must be a file path or an object with a file_path".into(),
+                        )
+                    }),
+            })
+            .collect::<AppResult<_>>()?,
+        None | Some(Value::Null) => Vec::new(),
+        Some(_) => return Err(AppError::BadRequest("inputs must be an array".into())),
+    };
+    let params = match body.get("params") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(p @ Value::Object(_)) => p.clone(),
+        Some(_) => return Err(AppError::BadRequest("params must be an object".into())),
+    };
+    let output_dir_id = super::output_dir_id(body)?;
+    let cache = match body.get("cache") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(AppError::FlagType("cache")),
+    };
+    Ok(recipes::Request {
+        name: name.to_string(),
+        inputs,
+        params,
+        output_dir_id,
+        cache,
+    })
+}
+
+/// Runs a recipe now (the handler and the MCP recipe tools).
+pub async fn run_recipe(
+    state: &Arc<AppState>,
+    account: &Account,
+    req: &recipes::Request,
+) -> AppResult<RecipeResponse> {
+    let admitted = pipeline::admit(state, account)?;
+    let ran = recipes::run(state, account, req, &admitted, None).await?;
+    let result = pipeline::links(state, &ran.outputs).await?;
+    let playback_url = playback_of(&ran.data, &result);
+    Ok(RecipeResponse {
+        ok: true,
+        result,
+        data: ran.data,
+        usage: ran.usage,
+        output_dir_id: ran.output_dir_id,
+        playback_url,
+        steps: ran.steps,
+    })
+}
+
+/// A streaming recipe's entry point: the playback URL of the output its data names as the
+/// `playlist` (docs/recipes.md).
+pub fn playback_of(data: &Value, links: &[OutputLink]) -> Option<String> {
+    let playlist = data.get("playlist")?.as_str()?;
+    links
+        .iter()
+        .find(|l| l.file_name == playlist)?
+        .playback_url
+        .clone()
+}
+
+fn name(req: &Request) -> String {
+    req.param::<String>("name").unwrap_or_default()
+}
+
+#[endpoint(tags("recipes"), status_codes(200, 401, 500, 503), security(("api_key" = [])))]
+async fn list(depot: &mut Depot) -> AppResult<Json<RecipeList>> {
+    let state = state(depot);
+    Ok(Json(RecipeList {
+        ok: true,
+        recipes: recipes::list(&state).await?,
+    }))
+}
+
+#[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), status_codes(200, 401, 404, 500, 503), security(("api_key" = [])))]
+async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<RecipeShown>> {
+    let state = state(depot);
+    let name = name(req);
+    let recipe = recipes::list(&state)
+        .await?
+        .into_iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| AppError::RecipeNotFound(name.chars().take(100).collect()))?;
+    Ok(Json(RecipeShown { ok: true, recipe }))
+}
+
+#[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), request_body = RecipeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
+async fn run(req: &mut Request, depot: &mut Depot) -> AppResult<Json<RecipeResponse>> {
+    let state = state(depot);
+    let name = name(req);
+    let body = body_value(req, max_body(&state)).await?;
+    let request = request(&name, &body)?;
+    Ok(Json(run_recipe(&state, &account(depot), &request).await?))
+}
+
+/// The recipe as an async job: 202 at once, then `GET /job/{job_id}` (or its events, or the
+/// webhook), whose result, `data` and `playback_url` are the recipe's.
+#[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), request_body = RecipeRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
+async fn submit(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> AppResult<Json<Accepted>> {
+    let state = state(depot);
+    let account = account(depot);
+    let name = name(req);
+    let body = body_value(req, max_body(&state)).await?;
+    let call = request(&name, &body)?;
+    let job = jobs::submit(
+        &state,
+        Submission {
+            account: &account,
+            task: Task {
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+                filter_complex: None,
+                output_dir_id: None,
+                cache: true,
+                split: true,
+            },
+            webhook_url: webhook_url(&body)?,
+            idempotency_key: idempotency_key(req),
+            generated: false,
+            priority: priority(&body)?,
+            recipe: Some(call),
+        },
+    )
+    .await?;
+    Ok(accepted(res, &job))
+}
+
+#[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), request_body = RecipeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
+async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<RecipeValidateResponse>> {
+    let state = state(depot);
+    let name = name(req);
+    let body = body_value(req, max_body(&state)).await?;
+    let request = request(&name, &body)?;
+    let steps = recipes::dry_run(&state, &account(depot), &request).await?;
+    Ok(Json(RecipeValidateResponse { ok: true, steps }))
+}

@@ -1,0 +1,433 @@
+//! Recipes: named jobs a recipe plugin describes (`wit/0.3.0/plugin.wit`) and plans step by
+//! step. The plugin is pure; each step it asks for runs here through the one pipeline (an ffmpeg
+//! step as a task: resolve, stage, build, cache, run or split, register, charge; an analysis as
+//! `pipeline::measure`; a probe as `pipeline::probe`; a file it wrote as `pipeline::text`), in
+//! the recipe's one output directory, and the plugin is asked again with what the steps left
+//! until it says it is done. A step's failure fails the recipe, naming the step.
+
+mod params;
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::app::AppState;
+use crate::cache::Outcome;
+use crate::db::{Account, StoredOutput};
+use crate::error::{AppError, AppResult};
+use crate::facts::{self, Known};
+use crate::plugins::types::{RecipeInfo, RecipePlan, RecipeStep, StepResult};
+use crate::plugins::{Failure, World};
+use crate::task::Task;
+use crate::tenants::TaskPermit;
+use crate::usage::Usage;
+use crate::{metering, pipeline};
+
+/// Most times the plugin is asked for steps in one recipe, and most steps in all.
+const MAX_ROUNDS: usize = 8;
+const MAX_STEPS: usize = 32;
+
+/// A recipe as the API lists it.
+#[derive(Debug, Clone, Serialize, salvo::oapi::ToSchema)]
+pub struct Entry {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of `params`.
+    #[salvo(schema(value_type = Object))]
+    pub params_schema: Value,
+    /// An example `params` object.
+    #[salvo(schema(value_type = Object))]
+    pub example: Value,
+    pub min_inputs: u32,
+    pub max_inputs: u32,
+}
+
+/// A request to run a recipe (the row a queued recipe job keeps).
+pub use crate::task::RecipeCall as Request;
+
+/// One step as it ran (or, for a dry run, would run).
+#[derive(Debug, Clone, Serialize, salvo::oapi::ToSchema)]
+pub struct StepReport {
+    /// `ffmpeg`, `analysis`, `probe` or `text`.
+    pub kind: &'static str,
+    /// The argv, as `/ffmpeg/validate` shows it (ffmpeg and analysis steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// The command builder's decisions (dry run only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<Vec<crate::plugins::types::PolicyDecision>>,
+    /// Whether an ffmpeg step's outputs came from the result cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<Outcome>,
+    /// The file a text step wrote, or the input a probe read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl StepReport {
+    /// The report of `step`, its details filled in as it runs.
+    fn of(step: &RecipeStep) -> StepReport {
+        StepReport {
+            kind: kind(step),
+            command: None,
+            decisions: None,
+            cache: None,
+            file: None,
+        }
+    }
+}
+
+/// A recipe that finished.
+pub struct Ran {
+    pub outputs: Vec<StoredOutput>,
+    pub usage: Usage,
+    /// The recipe's data (analysis values), `null` for none.
+    pub data: Value,
+    pub steps: Vec<StepReport>,
+    pub output_dir_id: String,
+}
+
+/// Every recipe the loaded recipe plugin offers.
+pub async fn list(state: &AppState) -> AppResult<Vec<Entry>> {
+    let infos = state.plugins.recipes().await?;
+    infos.into_iter().map(|i| entry(state, i)).collect()
+}
+
+/// The recipe called `name`, with its compiled schema.
+async fn find(state: &AppState, name: &str) -> AppResult<(Entry, jsonschema::Validator)> {
+    let entry = list(state)
+        .await?
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| AppError::RecipeNotFound(name.chars().take(100).collect()))?;
+    let validator = params::validator(&entry.params_schema).map_err(|why| {
+        plugin_output(
+            state,
+            format!("recipe '{name}' has an invalid schema: {why}"),
+        )
+    })?;
+    Ok((entry, validator))
+}
+
+/// The plugin's description, its JSON parsed; what does not parse is the plugin's failure.
+fn entry(state: &AppState, i: RecipeInfo) -> AppResult<Entry> {
+    let json = |what: &str, text: &str| {
+        serde_json::from_str::<Value>(text).map_err(|e| {
+            plugin_output(
+                state,
+                format!("recipe '{}' has an invalid {what}: {e}", i.name),
+            )
+        })
+    };
+    Ok(Entry {
+        params_schema: json("params schema", &i.params_schema)?,
+        example: json("example", &i.example)?,
+        name: i.name,
+        description: i.description,
+        min_inputs: i.min_inputs,
+        max_inputs: i.max_inputs,
+    })
+}
+
+/// What the plugin returned and the host cannot use: reported to the operator, 500 to the tenant.
+fn plugin_output(state: &AppState, why: String) -> AppError {
+    state.plugins.report(World::Recipe, Failure::Output, &why);
+    AppError::PluginFailed(format!("the recipe plugin failed: {why}"))
+}
+
+/// The request's inputs counted and its params checked against the recipe (before a job is
+/// queued, and again when it runs).
+pub async fn checked(state: &AppState, req: &Request) -> AppResult<Entry> {
+    let (entry, validator) = find(state, &req.name).await?;
+    let given = req.inputs.len();
+    if given < entry.min_inputs as usize || given > entry.max_inputs as usize {
+        let wanted = if entry.min_inputs == entry.max_inputs {
+            entry.min_inputs.to_string()
+        } else {
+            format!("{} to {}", entry.min_inputs, entry.max_inputs)
+        };
+        return Err(AppError::RecipeInputs {
+            recipe: entry.name,
+            wanted,
+            given,
+        });
+    }
+    params::check(&entry.name, &validator, &req.params)?;
+    Ok(entry)
+}
+
+/// Runs a recipe: every step in turn, each charged as it runs. `admitted`: the caller's turn
+/// (a sync request's admission, or a claimed job's).
+pub async fn run(
+    state: &Arc<AppState>,
+    account: &Account,
+    req: &Request,
+    admitted: &TaskPermit,
+    progress: Option<watch::Sender<u64>>,
+) -> AppResult<Ran> {
+    checked(state, req).await?;
+    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
+    let output_dir_id = known
+        .output_dir_id()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output directory")))?
+        .to_string();
+    let mut run = Running {
+        state,
+        account,
+        req,
+        known: &known,
+        admitted,
+        progress,
+        results: Vec::new(),
+        outputs: Vec::new(),
+        steps: Vec::new(),
+        figures: (0.0, 0, 0),
+    };
+    let params = req.params.to_string();
+    for _ in 0..MAX_ROUNDS {
+        let next = state
+            .plugins
+            .plan_recipe(&req.name, &params, &known.facts, &run.results)
+            .await?;
+        let steps = match next {
+            RecipePlan::Done(data) => {
+                let data: Value = serde_json::from_str(&data).map_err(|e| {
+                    plugin_output(
+                        state,
+                        format!("recipe '{}' returned data that is not JSON: {e}", req.name),
+                    )
+                })?;
+                let (time, input, output) = run.figures;
+                return Ok(Ran {
+                    outputs: run.outputs,
+                    usage: Usage::new(time, input, output),
+                    data,
+                    steps: run.steps,
+                    output_dir_id,
+                });
+            }
+            RecipePlan::Steps(steps) => steps,
+        };
+        if steps.is_empty() || run.results.len() + steps.len() > MAX_STEPS {
+            return Err(plugin_output(
+                state,
+                format!(
+                    "recipe '{}' asked for {} steps after {} (at least 1, at most {MAX_STEPS} in all)",
+                    req.name,
+                    steps.len(),
+                    run.results.len()
+                ),
+            ));
+        }
+        for step in steps {
+            let n = run.results.len() + 1;
+            let kind = kind(&step);
+            let result = run.step(step).await.map_err(|inner| AppError::RecipeStep {
+                recipe: req.name.clone(),
+                step: n,
+                kind,
+                inner: Box::new(inner),
+            })?;
+            run.results.push(result);
+        }
+    }
+    Err(plugin_output(
+        state,
+        format!(
+            "recipe '{}' did not finish in {MAX_ROUNDS} rounds",
+            req.name
+        ),
+    ))
+}
+
+fn kind(step: &RecipeStep) -> &'static str {
+    match step {
+        RecipeStep::Ffmpeg(_) => "ffmpeg",
+        RecipeStep::Analysis(_) => "analysis",
+        RecipeStep::Probe { .. } => "probe",
+        RecipeStep::Text { .. } => "text",
+    }
+}
+
+/// A recipe under way: what its steps have left so far.
+struct Running<'a> {
+    state: &'a Arc<AppState>,
+    account: &'a Account,
+    req: &'a Request,
+    known: &'a Known,
+    admitted: &'a TaskPermit,
+    progress: Option<watch::Sender<u64>>,
+    results: Vec<StepResult>,
+    outputs: Vec<StoredOutput>,
+    steps: Vec<StepReport>,
+    /// Seconds, input bytes and output bytes of every step.
+    figures: (f64, u64, u64),
+}
+
+impl Running<'_> {
+    async fn step(&mut self, step: RecipeStep) -> AppResult<StepResult> {
+        let (state, account) = (self.state, self.account);
+        let mut report = StepReport::of(&step);
+        let result = match step {
+            RecipeStep::Ffmpeg(task) => {
+                let task = self.bind(task)?;
+                let done = Box::pin(pipeline::run_admitted(
+                    state,
+                    account,
+                    task,
+                    self.admitted,
+                    self.progress.clone(),
+                ))
+                .await?;
+                self.add(
+                    done.usage.time_sec,
+                    done.charge.input_bytes,
+                    done.charge.output_bytes,
+                );
+                report.command = Some(done.command);
+                report.cache = Some(done.cache);
+                let files = done.outputs.iter().map(|o| o.file_name.clone()).collect();
+                self.keep(done.outputs);
+                StepResult {
+                    output: String::new(),
+                    files,
+                }
+            }
+            RecipeStep::Analysis(task) => {
+                let task = self.bind(task)?;
+                let m = pipeline::measure::measure(state, account, task, self.admitted).await?;
+                self.add(m.usage.time_sec, m.charge.input_bytes, 0);
+                StepResult {
+                    output: m.log,
+                    files: Vec::new(),
+                }
+            }
+            RecipeStep::Probe { input, probe } => {
+                let path = self.path(&input)?;
+                let probed =
+                    pipeline::probe::analyze_admitted(state, account, &path, probe, self.admitted)
+                        .await?;
+                self.add(probed.usage.time_sec, 0, 0);
+                report.file = Some(input);
+                StepResult {
+                    output: probed.result.to_string(),
+                    files: Vec::new(),
+                }
+            }
+            RecipeStep::Text { file, content } => {
+                let dir =
+                    self.known.resolved.output_dir.as_ref().ok_or_else(|| {
+                        AppError::Internal(anyhow::anyhow!("no output directory"))
+                    })?;
+                let (stored, charge) = pipeline::text::write(
+                    state,
+                    account,
+                    dir,
+                    &self.known.resolved.inputs,
+                    &file,
+                    &content,
+                )
+                .await?;
+                metering::charge(state, &account.name, &charge).await?;
+                self.add(0.0, 0, charge.output_bytes);
+                report.file = Some(file.clone());
+                self.keep(vec![stored]);
+                StepResult {
+                    output: String::new(),
+                    files: vec![file],
+                }
+            }
+        };
+        self.steps.push(report);
+        Ok(result)
+    }
+
+    fn add(&mut self, time: f64, input: u64, output: u64) {
+        self.figures.0 += time;
+        self.figures.1 += input;
+        self.figures.2 += output;
+    }
+
+    /// Outputs so far; a step that writes a name again replaces the earlier file.
+    fn keep(&mut self, stored: Vec<StoredOutput>) {
+        for o in stored {
+            self.outputs.retain(|k| k.file_name != o.file_name);
+            self.outputs.push(o);
+        }
+    }
+
+    /// The stored path of what a step calls `name`: one of the recipe's inputs, or a file an
+    /// earlier step wrote. Nothing else (no URL, no other directory) is reachable.
+    fn path(&self, name: &str) -> AppResult<String> {
+        if let Some(p) = self.known.path_of(name) {
+            return Ok(p.to_string());
+        }
+        match self.known.output_dir_id() {
+            Some(dir) if self.outputs.iter().any(|o| o.file_name == name) => {
+                Ok(format!("{dir}/{name}"))
+            }
+            _ => Err(AppError::RecipeUnknownInput(name.to_string())),
+        }
+    }
+
+    /// A step's task over stored paths, in the recipe's output directory.
+    fn bind(&self, mut task: Task) -> AppResult<Task> {
+        for input in &mut task.inputs {
+            input.file_path = self.path(&input.file_path)?;
+        }
+        task.output_dir_id = self.known.output_dir_id().map(str::to_string);
+        task.cache = self.req.cache;
+        Ok(task)
+    }
+}
+
+/// What the recipe would run first, without running it: each step of the plugin's first plan
+/// (later rounds depend on what these measure), every task built and checked as a run would be.
+pub async fn dry_run(
+    state: &AppState,
+    account: &Account,
+    req: &Request,
+) -> AppResult<Vec<StepReport>> {
+    checked(state, req).await?;
+    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
+    let next = state
+        .plugins
+        .plan_recipe(&req.name, &req.params.to_string(), &known.facts, &[])
+        .await?;
+    let RecipePlan::Steps(steps) = next else {
+        return Ok(Vec::new());
+    };
+    let mut reports = Vec::new();
+    for (i, step) in steps.into_iter().enumerate() {
+        let mut report = StepReport::of(&step);
+        let named = |inner: AppError| AppError::RecipeStep {
+            recipe: req.name.clone(),
+            step: i + 1,
+            kind: report.kind,
+            inner: Box::new(inner),
+        };
+        match step {
+            RecipeStep::Ffmpeg(mut task) | RecipeStep::Analysis(mut task) => {
+                for input in &mut task.inputs {
+                    // A file an earlier step writes does not exist yet: the dry run stops there.
+                    let Some(p) = known.path_of(&input.file_path) else {
+                        return Ok(reports);
+                    };
+                    input.file_path = p.to_string();
+                }
+                task.output_dir_id = known.output_dir_id().map(str::to_string);
+                let dry = pipeline::dry_run(state, account, task)
+                    .await
+                    .map_err(named)?;
+                report.command = Some(dry.command);
+                report.decisions = Some(dry.decisions);
+            }
+            RecipeStep::Probe { input, .. } => report.file = Some(input),
+            RecipeStep::Text { file, .. } => report.file = Some(file),
+        }
+        reports.push(report);
+    }
+    Ok(reports)
+}
