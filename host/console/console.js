@@ -2,6 +2,7 @@
 // requests, runs and jobs, previews and usage. Everything goes through the public API (api.js).
 
 import { api, ApiError, followJob, forgetKey, putFile, saveKey, savedKey } from "/console/api.js";
+import { setupRecipes } from "/console/recipes.js";
 import {
   bytes, dryRunOk, dryRunRefused, el, fill, mediaElement, mediaKind, probeTables, timeLeft,
 } from "/console/view.js";
@@ -57,7 +58,7 @@ async function connect(key) {
     $("main").classList.remove("disabled");
     say(`Connected: plan ${usage.plan.name}`, "ok");
     renderUsage(usage);
-    await Promise.all([loadDirs(), loadJobs()]);
+    await Promise.all([loadDirs(), loadJobs(), loadRecipes()]);
   } catch (e) {
     forgetKey();
     $("main").classList.add("disabled");
@@ -655,6 +656,20 @@ async function probe(filePath) {
     fill(out, el("p", { class: "error" }, e.message));
   }
 }
+
+// ---- recipes -------------------------------------------------------------------------------
+
+/** The task's inputs, as a recipe takes them. */
+function taskInputs() {
+  const task = editorTask(null);
+  return (task?.inputs ?? []).map((i) => i.file_path).filter(Boolean);
+}
+
+const loadRecipes = setupRecipes({
+  inputs: taskInputs,
+  showOutputs,
+  after: () => Promise.all([loadDirs(), refreshUsage()]),
+});
 
 // ---- start ---------------------------------------------------------------------------------
 

@@ -1,11 +1,9 @@
-//! Wiring: the state every handler shares, start-up (database, store, plugins, sandbox,
-//! accounts), the background sweeper, and serving until a signal.
+//! The state every layer shares, and how it starts (database, store, plugins, sandbox,
+//! accounts). Serving it (the HTTP layer, the workers, the sweeper) is `serve.rs`, so nothing
+//! below the HTTP layer imports a file that imports it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-use salvo::prelude::*;
 
 use crate::auth::{Authenticator, hash_key};
 use crate::config::{Backend, Config, Plan};
@@ -18,7 +16,6 @@ use crate::storage::ObjectStore;
 use crate::storage::local::LocalStore;
 use crate::storage::presign::BlobUrls;
 use crate::storage::s3::S3Store;
-use crate::sweeper;
 
 pub struct AppState {
     pub cfg: Config,
@@ -160,75 +157,5 @@ impl AppState {
             Some(found) => found,
             None => ("unknown".into(), 0.0),
         }
-    }
-}
-
-/// Serves until SIGINT/SIGTERM, then stops taking requests and lets running ones finish.
-pub async fn serve(cfg: Config) -> anyhow::Result<()> {
-    // Bound first, so the port is known (listen may say port 0) before URLs are made, and the
-    // operator listener too, so a wrong address stops start-up.
-    let acceptor = bind("server.listen", &cfg.server.listen).await?;
-    let addr = acceptor.local_addr()?;
-    let operator = match cfg.server.operator_listen.as_str() {
-        "" => None,
-        listen => {
-            let acceptor = bind("server.operator_listen", listen).await?;
-            tracing::info!("operator listener on http://{}", acceptor.local_addr()?);
-            Some(acceptor)
-        }
-    };
-    let state = AppState::start(cfg, addr).await?;
-    tokio::spawn(sweeper::run(state.clone()));
-    crate::plugins::reload::spawn(state.plugins.clone(), state.cfg.plugins.watch)?;
-    crate::jobs::worker::spawn(&state);
-    let server = Server::new(acceptor);
-    let mut handles = vec![server.handle()];
-    if let Some(acceptor) = operator {
-        let operator = Server::new(acceptor);
-        handles.push(operator.handle());
-        let service = crate::api::operator_service(state.clone());
-        tokio::spawn(async move {
-            if let Err(e) = operator.try_serve(service).await {
-                tracing::error!("operator listener stopped: {e}");
-            }
-        });
-    }
-    let stopping = state.stopping.clone();
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        tracing::info!("shutting down: no new jobs; open requests get 30 s");
-        stopping.cancel();
-        for handle in handles {
-            handle.stop_graceful(Some(Duration::from_secs(30)));
-        }
-    });
-    tracing::info!("listening on http://{addr}");
-    println!("mediaforge listening on http://{addr}");
-    server.try_serve(crate::api::service(state.clone())).await?;
-    // Running jobs may finish; one that does not within the grace period is given back by its
-    // lease lapsing (another instance, or this one after a restart, runs it).
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while state.running_jobs.load(std::sync::atomic::Ordering::SeqCst) > 0
-        && std::time::Instant::now() < deadline
-    {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    tracing::info!("stopped");
-    Ok(())
-}
-
-async fn bind(key: &str, listen: &str) -> anyhow::Result<salvo::conn::tcp::TcpAcceptor> {
-    TcpListener::new(listen.to_string())
-        .try_bind()
-        .await
-        .map_err(|e| anyhow::anyhow!("config key `{key}`: cannot listen on {listen}: {e}"))
-}
-
-async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("installing SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
     }
 }

@@ -63,6 +63,9 @@ async fn main() {
     if run("tenants") {
         tenants().await;
     }
+    if run("recipe") {
+        recipe().await;
+    }
 }
 
 /// A 256 MB presigned upload against writing (and syncing) the same bytes on the same disk.
@@ -600,4 +603,72 @@ async fn translator() {
         "translator accuracy"
     );
     let _ = std::fs::remove_dir_all(cache);
+}
+
+/// The `hls` recipe on the 10 s 720p clip (a 720/480/360 ladder and its master playlist)
+/// against the ladder's one ffmpeg command run by hand: the argv the recipe's dry run shows,
+/// over the local file in an empty directory. Then the same recipe again, from the cache.
+async fn recipe() {
+    let s = Server::start_with(Options::env(&[("MEDIAFORGE_LOG", "warn")])).await;
+    let clip = media().clip();
+    let input = s.upload_file(ALICE, None, &clip).await;
+    let body = json!({"inputs": [input], "params": {}, "cache": false});
+    let (status, dry) = s.post("/recipes/hls/validate", ALICE, body.clone()).await;
+    assert_eq!(status, 200, "{dry}");
+    let argv: Vec<String> = dry["steps"][0]["command"]
+        .as_array()
+        .expect("the ladder's command")
+        .iter()
+        .skip(1)
+        .map(|a| {
+            a.as_str()
+                .unwrap()
+                .replace(input.as_str(), &clip.to_string_lossy())
+        })
+        .collect();
+    let (mut direct, mut api) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let dir = temp_dir("bench-ladder");
+        let t = Instant::now();
+        let status = Command::new("ffmpeg")
+            .args(&argv)
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        direct.push(t.elapsed().as_secs_f64());
+        let _ = std::fs::remove_dir_all(dir);
+        let t = Instant::now();
+        let (status, ran) = s.post("/recipes/hls", ALICE, body.clone()).await;
+        assert_eq!(status, 200, "{ran}");
+        api.push(t.elapsed().as_secs_f64());
+    }
+    let (d, a) = (median(direct), median(api));
+    line(
+        "hls recipe, 10 s 720p, 3 rungs",
+        format!("{:.2} s", a),
+        format!("{d:.2} s ffmpeg"),
+        a / d,
+        "1.10 at most (ratio is recipe/ffmpeg)",
+    );
+    let cached = json!({"inputs": [input], "params": {}});
+    let (status, first) = s.post("/recipes/hls", ALICE, cached.clone()).await;
+    assert_eq!(status, 200, "{first}");
+    let mut hits = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let (status, again) = s.post("/recipes/hls", ALICE, cached.clone()).await;
+        assert_eq!(status, 200, "{again}");
+        assert_eq!(again["steps"][0]["cache"], "hit", "{again}");
+        hits.push(t.elapsed().as_secs_f64());
+    }
+    let hit = median(hits);
+    line(
+        "hls recipe repeated (cache hit)",
+        format!("{:.0} ms", hit * 1000.0),
+        format!("{:.2} s run", a),
+        a / hit,
+        "a fraction of the run",
+    );
 }

@@ -19,6 +19,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 ARGS = None
 TERMINAL_STATES = ("completed", "failed", "cancelled")
@@ -144,6 +145,7 @@ def main():
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--server-log", required=True)
     parser.add_argument("--hlsjs", required=True)
+    parser.add_argument("--dashjs", required=True)
     ARGS = parser.parse_args()
     key = ARGS.key
     profile = tempfile.mkdtemp(prefix="mediaforge-console-chromium.")
@@ -335,6 +337,39 @@ def main():
                 "return arguments[0].complete && arguments[0].naturalWidth", img))
             return f"outputs {outputs}, options {task['outputs'][0].get('options')}; gif width {loaded}"
 
+        @step("a recipe from its form: thumbnails of the task's input, previewed, data shown")
+        def _():
+            set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                        "outputs": [{"file": "unused.mp4"}]})
+            select = find(tid("recipe-select"))
+            names = [o.get_attribute("value") for o in select.find_elements(By.TAG_NAME, "option")]
+            assert "hls" in names and "thumbnails" in names, names
+            Select(select).select_by_value("thumbnails")
+            count = wait_for("the count field", lambda: find("#recipe-param-count"))
+            assert count.get_attribute("type") == "number" and count.get_attribute("max") == "30"
+            count.clear()
+            count.send_keys("2")
+            width = find("#recipe-param-width")
+            width.clear()
+            width.send_keys("96")
+            find(tid("recipe-run")).click()
+            wait_for("the recipe", lambda: "done in" in text(tid("recipe-status")), timeout=60)
+            assert "2 file(s)" in text(tid("recipe-status")), text(tid("recipe-status"))
+            img = wait_for("a thumbnail in the preview",
+                           lambda: find_all(f"{tid('preview')} img"), timeout=30)[0]
+            width = wait_for("the thumbnail loaded", lambda: DRIVER.execute_script(
+                "return arguments[0].complete && arguments[0].naturalWidth", img))
+            assert width == 96, width
+            data = json.loads(find(f"{tid('recipe-data')} pre").text)
+            assert [t["file"] for t in data["thumbnails"]] == ["thumb_01.jpg", "thumb_02.jpg"], data
+            # A refused parameter shows the API's message, naming it.
+            count.clear()
+            count.send_keys("99")
+            find(tid("recipe-run")).click()
+            wait_for("the refusal", lambda: "count" in text(tid("recipe-status"))
+                     and "error" in find(tid("recipe-status")).get_attribute("class"), timeout=20)
+            return f"{text(tid('recipe-status'))}; thumbnail width {width}"
+
         @step("a job: live progress over the event stream to 100 % / completed")
         def _():
             find(f"{tid('upload')} input[type=file]").send_keys(
@@ -465,6 +500,85 @@ hls.attachMedia(v);
             assert levels == 1, levels
             assert abs(length - 12) < 0.5, length
             return f"readyState {ready} at {at:.1f} s of {length:.1f} s, {levels} level(s): {url}"
+
+        def play_ladder(kind, url, script):
+            """Plays `url` in a page of another origin with `script`'s player; every rendition
+            listed, a seek, then a forced switch to the other rendition, played."""
+            page = os.path.join(tempfile.mkdtemp(prefix="mediaforge-player."), f"{kind}.html")
+            lib = ARGS.hlsjs if kind == "hls" else ARGS.dashjs
+            with open(page, "w") as f:
+                f.write(f"""<!doctype html><video id="v" muted playsinline></video>
+<script src="file://{lib}"></script>
+<script>
+const v = document.getElementById("v");
+window.heights = []; window.failure = ""; window.rendered = -1;
+const url = {json.dumps(url)};
+{script}
+</script>""")
+            console = DRIVER.current_window_handle
+            DRIVER.switch_to.new_window("tab")
+            DRIVER.get("file://" + page)
+            state = lambda: DRIVER.execute_script(
+                "const v = document.getElementById('v');"
+                "return [v.readyState, v.currentTime, v.videoHeight, window.heights, window.failure,"
+                " window.rendered];")
+            def check(condition):
+                def probe():
+                    s = state()
+                    if s[4]:
+                        raise AssertionError(f"{kind}: {s[4]}")
+                    return condition(s)
+                return probe
+            wait_for(f"the {kind} ladder playing", check(lambda s: s[0] >= 3 and s[1] > 0.5
+                     and len(s[3]) == 2), timeout=40)
+            DRIVER.execute_script("document.getElementById('v').currentTime = 6;")
+            wait_for(f"{kind} playing after a seek to 6 s", check(lambda s: s[0] >= 3 and s[1] > 6.2),
+                     timeout=30)
+            _, _, showing, heights, _, _ = state()
+            # Force the rendition the player is not showing, and see it rendered and played.
+            other = next(i for i, h in enumerate(heights) if h != showing)
+            DRIVER.execute_script(f"window.force({other});")
+            wait_for(f"{kind} switched from {showing}p to {heights[other]}p and playing", check(
+                lambda s: s[5] == other and s[2] == heights[other] and s[0] >= 3), timeout=40)
+            at = state()[1]
+            wait_for(f"{kind} playing on after the switch", check(lambda s: s[1] > at + 0.5), timeout=20)
+            ready, at, height, heights, failure, rendered = state()
+            DRIVER.close()
+            DRIVER.switch_to.window(console)
+            return f"{kind}: renditions {sorted(heights)}, switched to {height}p, readyState {ready} at {at:.1f} s"
+
+        @step("the hls and dash recipes play in hls.js and dash.js: every rendition, a seek, a forced switch")
+        def _():
+            runs = []
+            for recipe in ("hls", "dash"):
+                status, done = api_json("POST", f"/recipes/{recipe}", {
+                    "inputs": [f"{ctx['dir']}/long.mp4"],
+                    "params": {"rungs": [480, 240], "segment_s": 2, "preset": "ultrafast"}})
+                assert status == 200, done
+                assert done["playback_url"], done
+                runs.append((recipe, done["playback_url"]))
+            hls = """
+const hls = new Hls({ capLevelToPlayerSize: false });
+hls.on(Hls.Events.MANIFEST_PARSED, (_, d) => { window.heights = d.levels.map(l => l.height); v.play(); });
+hls.on(Hls.Events.LEVEL_SWITCHED, (_, d) => { window.rendered = d.level; });
+hls.on(Hls.Events.ERROR, (_, d) => { if (d.fatal) window.failure = d.type + ": " + d.details; });
+window.force = (i) => { hls.currentLevel = i; };
+hls.loadSource(url);
+hls.attachMedia(v);
+"""
+            dash = """
+const player = dashjs.MediaPlayer().create();
+player.updateSettings({ streaming: { abr: { autoSwitchBitrate: { video: false } } } });
+player.on(dashjs.MediaPlayer.events.STREAM_INITIALIZED, () => {
+  window.heights = player.getBitrateInfoListFor("video").map(b => b.height); });
+player.on(dashjs.MediaPlayer.events.QUALITY_CHANGE_RENDERED, (e) => {
+  if (e.mediaType === "video") window.rendered = e.newQuality; });
+player.on(dashjs.MediaPlayer.events.ERROR, (e) => { window.failure = JSON.stringify(e.error || e); });
+window.force = (i) => { player.setQualityFor("video", i, true); };
+player.initialize(v, url, true);
+"""
+            return " | ".join(play_ladder(kind, url, hls if kind == "hls" else dash)
+                              for kind, url in runs)
 
         @step("usage grows with the runs")
         def _():

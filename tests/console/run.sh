@@ -58,6 +58,13 @@ if [ ! -f "$PLAYERS/node_modules/hls.js/dist/hls.min.js" ] \
     mkdir -p "$PLAYERS"
     npm install --silent --no-audit --no-fund --prefix "$PLAYERS" "hls.js@$HLSJS_VERSION" >/dev/null
 fi
+# And dash.js for DASH manifests, pinned the same way.
+DASHJS_VERSION=4.7.4
+if [ ! -f "$PLAYERS/node_modules/dashjs/dist/dash.all.min.js" ] \
+    || ! grep -q "\"version\": \"$DASHJS_VERSION\"" "$PLAYERS/node_modules/dashjs/package.json"; then
+    mkdir -p "$PLAYERS"
+    npm install --silent --no-audit --no-fund --prefix "$PLAYERS" "hls.js@$HLSJS_VERSION" "dashjs@$DASHJS_VERSION" >/dev/null
+fi
 
 # ---- 2. the server --------------------------------------------------------------------------
 # The same command as `make test`, so a no-op there.
@@ -137,6 +144,7 @@ set +e
 "$VENV/bin/python" "$ROOT/tests/console/console_test.py" \
     --base "$BASE" --key "$KEY" --media "$WORK" --artifacts "$ARTIFACTS" \
     --hlsjs "$PLAYERS/node_modules/hls.js/dist/hls.min.js" \
+    --dashjs "$PLAYERS/node_modules/dashjs/dist/dash.all.min.js" \
     --server-log "$WORK/server.log"
 result=$?
 set -e

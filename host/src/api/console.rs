@@ -47,6 +47,7 @@ const ASSETS: &[Asset] = &[
     asset!("console.js", "text/javascript; charset=utf-8"),
     asset!("api.js", "text/javascript; charset=utf-8"),
     asset!("view.js", "text/javascript; charset=utf-8"),
+    asset!("recipes.js", "text/javascript; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
 ];
 
