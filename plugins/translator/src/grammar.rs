@@ -176,6 +176,27 @@ pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> 
     out
 }
 
+/// Words no rule used that the grammar does not know at all ("make a boomerang of the first 2
+/// seconds": "boomerang"), even inside a clause that was otherwise understood: such a word may
+/// be the very thing asked for, and the rest of its clause would run without it.
+pub fn unknown_words<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let lex = lexicon();
+    tokens
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| {
+            t.kind == Tok::Word
+                && !used.contains(i)
+                && !lex.is_filler(&t.norm)
+                && t.norm.chars().any(char::is_alphabetic)
+                && !crate::typos::is_known(&t.norm)
+        })
+        .map(|(_, t)| t.norm.clone())
+        .collect()
+}
+
 /// Words that change what is asked and that no rule used: `@negation` words always, and
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
 /// in" is a fade; "add 3 seconds" with nothing else understood is not).

@@ -289,6 +289,8 @@ pub struct Understanding {
     pub dropped: Vec<String>,
     /// Clauses no rule understood a word of (`grammar::unaccounted_clauses`).
     pub unaccounted: Vec<String>,
+    /// Words the grammar does not know at all, unused (`grammar::unknown_words`).
+    pub unknown: Vec<String>,
 }
 
 impl Understanding {
@@ -316,6 +318,18 @@ pub fn understand(instruction: &str) -> Understanding {
     let leftovers = grammar::leftovers(&tokens, &hits);
     let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
     let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
+    // In another language the grammar knows only the words that carry requests: every other
+    // word would be unknown, so unknown words are not a sign of a dropped request there.
+    let lex = crate::lexicon::lexicon();
+    let foreign = instruction
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| lex.foreign.contains(w));
+    let unknown = if foreign {
+        Vec::new()
+    } else {
+        grammar::unknown_words(&tokens, &hits)
+    };
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
@@ -325,6 +339,7 @@ pub fn understand(instruction: &str) -> Understanding {
         leftovers,
         dropped,
         unaccounted,
+        unknown,
     }
 }
 

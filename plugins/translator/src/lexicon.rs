@@ -21,6 +21,9 @@ pub struct Lexicon {
     pub classes: HashMap<String, Vec<Phrase>>,
     /// `$slot` → (phrase, key) pairs, longest phrases first.
     pub values: HashMap<String, Vec<(Phrase, String)>>,
+    /// The words `languages.txt` reads as English: an instruction holding one is in another
+    /// language, whose other words (articles, pronouns) the grammar cannot know.
+    pub foreign: std::collections::HashSet<String>,
 }
 
 pub fn lexicon() -> &'static Lexicon {
@@ -29,6 +32,7 @@ pub fn lexicon() -> &'static Lexicon {
         let mut lex = parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}"));
         let other = parse(LANGUAGES_TXT).unwrap_or_else(|e| panic!("languages.txt: {e}"));
         lex.rewrites.extend(other.rewrites);
+        lex.foreign = other.spellings.keys().cloned().collect();
         lex.spellings.extend(other.spellings);
         lex
     })

@@ -102,6 +102,18 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
             subject: Some(word.clone()),
         });
     }
+    // A word the grammar has never seen may be the thing asked for ("a boomerang of the first
+    // 2 seconds"): the rest of its clause must not run as if it were all.
+    if !u.unknown.is_empty() && u.unaccounted.is_empty() {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not {}, so I did not run anything rather than guess what it asks for.",
+                u.understood().join(", "),
+                quoted(&u.unknown)
+            ),
+            subject: u.unknown.first().cloned(),
+        });
+    }
     // A clause of which nothing was understood is refused, not dropped: the answer would
     // otherwise look like the whole request was done.
     if !u.unaccounted.is_empty() {

@@ -732,3 +732,61 @@ fn inputs_without_an_extension() {
     let t = translate_task("convert to mkv", &[facts]).unwrap();
     assert_eq!(t.outputs[0].file, "upload.mkv");
 }
+
+/// Requests of a held-out set (issue #33) that ran and answered with the wrong thing, and what
+/// they now become: each word that carried the request is used, or the request is refused.
+#[test]
+fn held_out_misses_are_right_or_refused() {
+    let a = |s: &str, input: &str| argv(&task(s, &[input]));
+    // One length named for the fades is every fade's.
+    let fades = a(
+        "add a 2 second fade in at the start and fade out at the end",
+        "clip.mp4",
+    );
+    assert!(fades.contains("fade=t=out:st=8:d=2"), "{fades}");
+    // A bare bit rate is the sound's when the output holds only sound.
+    let opus = a("convert song.mp3 to a 64k mono opus file", "tone.wav");
+    assert!(
+        opus.contains("-b:a 64k") && opus.contains("-ac 1"),
+        "{opus}"
+    );
+    // "cut out everything after 00:07" keeps what comes before.
+    let head = a(
+        "cut out everything after 00:07 and keep the sound",
+        "clip.mp4",
+    );
+    assert!(head.contains("-t 7") && !head.contains("-ss 7"), "{head}");
+    // Word orders of other languages: "les 5 premières secondes", "um 180 Grad drehen".
+    assert!(a("extrais les 5 premières secondes en mp3", "clip.mp4").contains("-t 5"));
+    let turned = a("Video um 180 Grad drehen", "clip.mp4");
+    assert!(
+        turned.contains("transpose=1,transpose=1") || turned.contains("hflip,vflip"),
+        "{turned}"
+    );
+    // From a second held-out set: "twice as slow" is a speed, not a repeat.
+    let slow = a(
+        "make it play twice as slow with the sound slowed too",
+        "clip.mp4",
+    );
+    assert!(
+        slow.contains("setpts=PTS/0.5")
+            && slow.contains("atempo=0.5")
+            && !slow.contains("stream_loop"),
+        "{slow}"
+    );
+    assert!(
+        a(
+            "grab a single frame at the 4 second mark as png",
+            "clip.mp4"
+        )
+        .contains("-ss 4")
+    );
+    for refused in ["blur the faces", "make a boomerang of the first 2 seconds"] {
+        let err = translate_task(refused, &[fixture("clip.mp4")]).unwrap_err();
+        assert!(
+            err.message.contains("faces") || err.message.contains("boomerang"),
+            "{refused}: {}",
+            err.message
+        );
+    }
+}

@@ -101,6 +101,12 @@ fn edits(a: &[char], b: &[char]) -> Option<usize> {
     (d[n][m] <= MAX_EDITS).then_some(d[n][m])
 }
 
+/// Whether the grammar or the lexicon knows `word` anywhere (a word it never mentions can mean
+/// nothing to it).
+pub fn is_known(word: &str) -> bool {
+    vocabulary().known.contains(word)
+}
+
 /// The keyword a misspelt word stands for, if it is unknown and exactly one keyword is
 /// closest with the same first letter (people rarely mistype it, and "order" is not
 /// "border").

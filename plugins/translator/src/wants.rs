@@ -169,6 +169,14 @@ impl Wants {
                 Intent::Noop => {}
             }
         }
+        // "a 2 second fade in at the start and fade out at the end": one length named for the
+        // fades is the length of every fade that names none.
+        let named: Vec<f64> = w.fades.iter().filter_map(|f| f.1).collect();
+        if let [only] = named[..] {
+            for fade in &mut w.fades {
+                fade.1.get_or_insert(only);
+            }
+        }
         // "9:16 with a blurred background": a fill is padding, never a crop of the picture.
         if w.blur_fill && w.pad.is_none() {
             match w.crop {

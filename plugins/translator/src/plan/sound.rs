@@ -105,7 +105,12 @@ impl Planner<'_> {
                 instead: None,
             });
         }
-        let quality_asked = self.quality_level() != 0 || self.w.abitrate.is_some();
+        // A bare bit rate ("a 64k opus file") names the sound's when the output holds only sound.
+        let abitrate = self
+            .w
+            .abitrate
+            .or(self.w.vbitrate.filter(|_| self.fmt.vcodecs.is_empty()));
+        let quality_asked = self.quality_level() != 0 || abitrate.is_some();
         let copyable = src_codec.is_some_and(|c| self.fmt.acodecs.contains(&c));
         if requested.is_none_or(|e| Some(e.codec) == src_codec)
             && !must_encode
@@ -118,7 +123,7 @@ impl Planner<'_> {
             .or(self.fmt.aenc.and_then(formats::audio_encoder))
             .ok_or(PlanError::NoEncoder("audio"))?;
         let mut o = Self::s(&["-c:a", enc.lib]);
-        let kbps = match (self.w.abitrate, self.target_bytes(), enc.kbps) {
+        let kbps = match (abitrate, self.target_bytes(), enc.kbps) {
             (Some(b), _, Some(_)) => Some(b / 1000),
             (None, Some(_), Some(_)) => Some(64),
             // Compressing never raises the sound's rate above its guessed share of the input.
