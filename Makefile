@@ -57,13 +57,14 @@ test-servers:
 
 ## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), a
 ## crate per world from `plugin new` (built, checked, run), the MCP endpoint through the Python
-## SDK, and schemathesis
+## SDK, resumable uploads through tuspy, and schemathesis
 test: packages plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --exclude formatter-0-1-0 --exclude panicking --exclude hostile-recipe --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 	bash tests/plugins/new.sh
 	bash tests/mcp/run.sh
+	bash tests/tus/run.sh
 	bash tests/schemathesis/run.sh
 	bash tests/console/run.sh
 

@@ -111,6 +111,8 @@ pub struct Storage {
     /// Validity of a directory's playback URLs (`playback_url` of a playlist output): long
     /// enough to watch what it plays.
     pub playback_url_ttl_s: u64,
+    /// How long a resumable (tus) upload may wait for its next PATCH before it is removed.
+    pub resumable_ttl_s: u64,
     /// How often expired directories and half-finished uploads and deletes are swept.
     pub sweep_interval_s: u64,
     /// Objects no file record refers to (left by a crash or a race with expiry) are removed
@@ -128,6 +130,7 @@ impl Default for Storage {
             upload_url_ttl_s: 3600,
             download_url_ttl_s: 300,
             playback_url_ttl_s: 21_600,
+            resumable_ttl_s: 86_400,
             sweep_interval_s: 60,
             orphan_grace_s: 3600,
             s3: None,

@@ -153,6 +153,9 @@ pub enum AppError {
     AlreadyUploaded,
     #[error("Another upload to this file is in progress")]
     UploadInProgress,
+    /// A tus PATCH at another offset than the upload's.
+    #[error("Upload-Offset does not match the upload's offset ({expected})")]
+    TusOffset { expected: u64 },
 
     // 410
     #[error(
@@ -163,6 +166,16 @@ pub enum AppError {
     // 413
     #[error("Request body is too large (limit {0} KB)")]
     BodyTooLarge(u64),
+    #[error("The body goes past the upload's Upload-Length ({0} bytes)")]
+    TusPastLength(u64),
+
+    // 415
+    #[error("A PATCH must have Content-Type application/offset+octet-stream")]
+    TusContentType,
+
+    // 460 (the tus checksum extension's)
+    #[error("Upload-Checksum does not match the bytes of this request; they were not kept")]
+    TusChecksum,
 
     // 429
     #[error("Too many concurrent tasks")]
@@ -290,9 +303,14 @@ impl AppError {
             | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
-            FileExists(_) | JobNotCancellable(_) | AlreadyUploaded | UploadInProgress => {
-                StatusCode::CONFLICT
-            }
+            FileExists(_)
+            | JobNotCancellable(_)
+            | AlreadyUploaded
+            | UploadInProgress
+            | TusOffset { .. } => StatusCode::CONFLICT,
+            TusChecksum => StatusCode::from_u16(460).expect("a valid status"),
+            TusPastLength(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            TusContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManyTasks | TooManyWatchers(_) | RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,

@@ -29,6 +29,7 @@ pub mod plugin_commands;
 pub mod plugin_template;
 pub mod plugins;
 pub mod recipes;
+pub mod resumable;
 pub mod serve;
 pub mod storage;
 pub mod sweeper;

@@ -59,6 +59,7 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
             let _ = crate::files::adopt(state, file, &plan_name, max_mb).await;
         }
     }
+    crate::resumable::sweep(state).await?;
     if let Some(local) = &state.local {
         local.sweep_temp(Duration::from_secs(24 * 3600)).await?;
     }

@@ -16,6 +16,7 @@ pub mod process;
 pub mod recipes;
 pub mod schemas;
 pub mod share;
+pub mod tus;
 pub mod usage;
 
 use std::sync::Arc;
@@ -189,6 +190,7 @@ fn authenticated() -> Router {
         .push(usage::router())
         .push(ai::router())
         .push(recipes::router())
+        .push(tus::router())
         .push(legacy::router())
 }
 

@@ -20,10 +20,12 @@ mod jobs;
 mod listings;
 mod parts;
 mod schema;
+mod tus;
 mod uploads;
 
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 pub use parts::{Part, PartFailure, PartStatus};
+pub use tus::TusUpload;
 pub use uploads::UploadRefusal;
 
 pub use jobs::{
@@ -775,7 +777,9 @@ impl Db {
         limit: u32,
     ) -> DbResult<Vec<FileRecord>> {
         self.rows(
-            "SELECT * OMIT id FROM file WHERE state = 'pending' AND added_at < $b AND added_at > $a LIMIT $limit",
+            // A file an upload still holds (a resumable one may run for hours) is not stale.
+            "SELECT * OMIT id FROM file WHERE state = 'pending' AND added_at < $b AND added_at > $a
+               AND (upload_until = NONE OR upload_until < $b) LIMIT $limit",
             json!({ "b": before, "a": after, "limit": limit }),
         )
         .await

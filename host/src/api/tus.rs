@@ -1,0 +1,231 @@
+//! `/tus`: resumable uploads with the tus 1.0 protocol (core, creation, creation-with-upload,
+//! expiration, termination, checksum with sha256), authenticated as the API is. The protocol's
+//! headers in and out are here; what an upload is lives in `resumable.rs`. Errors keep the API's
+//! `{ok:false, error}` bodies, with tus's statuses (409 for an offset that does not match, 412
+//! for a protocol version it does not speak, 415 for a PATCH of another content type, 460 for a
+//! checksum that does not match).
+
+use base64::Engine;
+use futures_util::StreamExt;
+use salvo::http::HeaderValue;
+use salvo::prelude::*;
+
+use super::{account, state};
+use crate::error::{AppError, AppResult};
+use crate::resumable::{self, Checksum};
+
+const VERSION: &str = "1.0.0";
+const EXTENSIONS: &str = "creation,creation-with-upload,expiration,termination,checksum";
+const OFFSET_STREAM: &str = "application/offset+octet-stream";
+
+pub fn router() -> Router {
+    Router::with_path("tus")
+        .hoop(protocol)
+        .options(options)
+        .post(create)
+        .push(
+            Router::with_path("{tus_id}")
+                .head(head)
+                .patch(patch)
+                .delete(terminate),
+        )
+}
+
+fn header<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+fn set(res: &mut Response, name: &'static str, value: impl ToString) {
+    if let Ok(v) = HeaderValue::from_str(&value.to_string()) {
+        res.headers_mut().insert(name, v);
+    }
+}
+
+/// Every answer says the version; every request but OPTIONS must speak it.
+#[handler]
+async fn protocol(req: &mut Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+    set(res, "tus-resumable", VERSION);
+    if req.method() != salvo::http::Method::OPTIONS && header(req, "tus-resumable") != Some(VERSION)
+    {
+        set(res, "tus-version", VERSION);
+        res.status_code(StatusCode::PRECONDITION_FAILED);
+        res.render(Json(serde_json::json!({
+            "ok": false,
+            "error": format!("Tus-Resumable must be {VERSION}"),
+        })));
+        ctrl.skip_rest();
+    }
+}
+
+#[handler]
+async fn options(depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    let (_, plan) = state.plan_of(&account(depot))?;
+    set(res, "tus-version", VERSION);
+    set(res, "tus-extension", EXTENSIONS);
+    set(res, "tus-checksum-algorithm", "sha256");
+    set(res, "tus-max-size", plan.max_file_size_bytes());
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// `Upload-Metadata`: `key base64,key base64`; a key may come without a value.
+fn metadata(raw: &str) -> AppResult<Vec<(String, String)>> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once(' ').unwrap_or((pair, ""));
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(value.trim())
+                .map_err(|_| {
+                    AppError::BadRequest(format!("Upload-Metadata: '{key}' is not base64"))
+                })?;
+            let value = String::from_utf8(bytes).map_err(|_| {
+                AppError::BadRequest(format!("Upload-Metadata: '{key}' is not UTF-8"))
+            })?;
+            Ok((key.to_string(), value))
+        })
+        .collect()
+}
+
+fn number(req: &Request, name: &str) -> AppResult<u64> {
+    header(req, name)
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| AppError::BadRequest(format!("{name} must be a non-negative integer")))
+}
+
+/// The HTTP date tus gives expiries in (RFC 7231).
+fn http_date(ms: i64) -> String {
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    time::OffsetDateTime::from_unix_timestamp(ms / 1000)
+        .ok()
+        .and_then(|t| t.format(&format).ok())
+        .unwrap_or_default()
+}
+
+/// POST /tus: `Upload-Length`, and `Upload-Metadata` with `filename` (or `name`) and an optional
+/// `dir_id`; with a body of `application/offset+octet-stream`, its bytes are the first ones.
+#[handler]
+async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    let account = account(depot);
+    if header(req, "upload-defer-length").is_some() {
+        return Err(AppError::BadRequest(
+            "Upload-Defer-Length is not supported: give Upload-Length".into(),
+        ));
+    }
+    let length = number(req, "upload-length")?;
+    let meta = metadata(header(req, "upload-metadata").unwrap_or(""))?;
+    let get = |k: &str| {
+        meta.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let file_name = get("filename")
+        .or(get("name"))
+        .ok_or(AppError::Required("Upload-Metadata filename"))?;
+    let upload = resumable::create(&state, &account, file_name, get("dir_id"), length).await?;
+    let location = format!(
+        "{}/tus/{}",
+        state.cfg.server.public_url.trim_end_matches('/'),
+        upload.tus_id
+    );
+    set(res, "location", &location);
+    set(res, "upload-expires", http_date(upload.expires_at));
+    let mut offset = 0;
+    if header(req, "content-type").is_some_and(|t| t.starts_with(OFFSET_STREAM)) {
+        offset = receive(req, &state, &account, &upload.tus_id, 0).await?;
+    }
+    set(res, "upload-offset", offset);
+    res.status_code(StatusCode::CREATED);
+    Ok(())
+}
+
+fn tus_id(req: &Request) -> String {
+    req.param::<String>("tus_id").unwrap_or_default()
+}
+
+#[handler]
+async fn head(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    let upload = resumable::status(&state, &account(depot), &tus_id(req)).await?;
+    set(res, "upload-offset", upload.offset);
+    set(res, "upload-length", upload.length);
+    set(res, "upload-expires", http_date(upload.expires_at));
+    set(res, "cache-control", "no-store");
+    res.status_code(StatusCode::OK);
+    Ok(())
+}
+
+#[handler]
+async fn patch(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    let account = account(depot);
+    if !header(req, "content-type").is_some_and(|t| t.starts_with(OFFSET_STREAM)) {
+        return Err(AppError::TusContentType);
+    }
+    let offset = number(req, "upload-offset")?;
+    let id = tus_id(req);
+    let to = receive(req, &state, &account, &id, offset).await;
+    if to.is_err() {
+        // The body may be partly unread: the connection cannot carry another request.
+        res.headers_mut()
+            .insert("connection", HeaderValue::from_static("close"));
+    }
+    set(res, "upload-offset", to?);
+    if let Ok(upload) = resumable::status(&state, &account, &id).await {
+        set(res, "upload-expires", http_date(upload.expires_at));
+    }
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// `Upload-Checksum: sha256 <base64>`; another algorithm is refused.
+fn checksum(req: &Request) -> AppResult<Option<Checksum>> {
+    let Some(raw) = header(req, "upload-checksum") else {
+        return Ok(None);
+    };
+    let (algorithm, value) = raw.trim().split_once(' ').unwrap_or((raw, ""));
+    if algorithm != "sha256" {
+        return Err(AppError::BadRequest(format!(
+            "Upload-Checksum: '{algorithm}' is not supported (sha256 is)"
+        )));
+    }
+    let sha256 = base64::engine::general_purpose::STANDARD
+        .decode(value.trim())
+        .map_err(|_| AppError::BadRequest("Upload-Checksum is not base64".into()))?;
+    Ok(Some(Checksum { sha256 }))
+}
+
+/// Appends the request's body at `offset`; the new offset.
+async fn receive(
+    req: &mut Request,
+    state: &std::sync::Arc<crate::app::AppState>,
+    account: &crate::db::Account,
+    tus_id: &str,
+    offset: u64,
+) -> AppResult<u64> {
+    let sum = checksum(req)?;
+    let mut append = resumable::append(state, account, tus_id, offset).await?;
+    let mut body = req.take_body();
+    while let Some(frame) = body.next().await {
+        // A body that breaks off keeps nothing: the offset stays where it was.
+        let frame = frame.map_err(|e| AppError::BadRequest(format!("The body broke off: {e}")))?;
+        if let Ok(chunk) = frame.into_data() {
+            append.write(&chunk).await?;
+        }
+    }
+    let (to, _) = append.finish(sum).await?;
+    Ok(to)
+}
+
+#[handler]
+async fn terminate(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
+    let state = state(depot);
+    resumable::terminate(&state, &account(depot), &tus_id(req)).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
