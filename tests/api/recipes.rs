@@ -226,6 +226,30 @@ async fn recipes_are_listed_and_their_params_checked() {
         body["error"].as_str().unwrap().contains("past the end"),
         "{body}"
     );
+    // What it would cost, nothing run: the first round's ffmpeg steps estimated as tasks.
+    let (status, cost) = s
+        .post(
+            "/recipes/hls/estimate",
+            ALICE,
+            json!({"inputs": [input], "params": {"rungs": [240]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{cost}");
+    assert!(
+        cost["estimate"]["time_sec"].as_f64().unwrap() > 0.0,
+        "{cost}"
+    );
+    assert!(
+        cost["estimate"]["input_size_gb"].as_f64().unwrap() > 0.0,
+        "{cost}"
+    );
+    assert_eq!(cost["quota"]["fits"], true);
+    let (_, jobs) = s.get("/usage", ALICE).await;
+    assert_eq!(
+        jobs["usage"]["time_sec"].as_f64(),
+        Some(0.0),
+        "nothing charged: {jobs}"
+    );
     // Nothing runs in a dry run; the steps show their commands.
     let (status, body) = s
         .post(

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::jobs::{accepted, idempotency_key, priority, webhook_url};
-use super::schemas::Accepted;
+use super::schemas::{Accepted, EstimateResponse, QuotaFit};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::db::Account;
@@ -27,7 +27,8 @@ pub fn router() -> Router {
             .get(show)
             .post(run)
             .push(Router::with_path("async").post(submit))
-            .push(Router::with_path("validate").post(validate)),
+            .push(Router::with_path("validate").post(validate))
+            .push(Router::with_path("estimate").post(cost)),
     )
 }
 
@@ -192,6 +193,32 @@ async fn run(req: &mut Request, depot: &mut Depot) -> AppResult<Json<RecipeRespo
     let body = body_value(req, max_body(&state)).await?;
     let request = request(&name, &body)?;
     Ok(Json(run_recipe(&state, &account(depot), &request).await?))
+}
+
+/// What the recipe would cost, nothing run or charged: its first round's steps estimated as
+/// tasks are, and whether its inputs fit this month's remaining quota.
+#[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), request_body = RecipeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
+async fn cost(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateResponse>> {
+    let state = state(depot);
+    let account = account(depot);
+    let name = name(req);
+    let body = body_value(req, max_body(&state)).await?;
+    let request = request(&name, &body)?;
+    let (expected, input_bytes) = recipes::estimate(&state, &account, &request).await?;
+    let (_, plan) = state.plan_of(&account)?;
+    let used = state
+        .db
+        .usage(&account.name, &crate::metering::this_month())
+        .await?;
+    let quota = plan.monthly_quota_bytes();
+    Ok(Json(EstimateResponse {
+        ok: true,
+        quota: QuotaFit {
+            remaining_gb: crate::usage::remaining_gb(quota, &used),
+            fits: used.input_bytes + input_bytes <= quota,
+        },
+        estimate: expected,
+    }))
 }
 
 /// The recipe as an async job: 202 at once, then `GET /job/{job_id}` (or its events, or the

@@ -431,3 +431,77 @@ pub async fn dry_run(
     }
     Ok(reports)
 }
+
+/// What the recipe's first round would cost (its ffmpeg and analysis steps, each estimated as a
+/// task is), and the bytes of its inputs; nothing runs. Steps that depend on what these measure
+/// are planned only when the recipe runs, so the figure is a floor for recipes of several
+/// rounds (loudness), and says so in its basis.
+pub async fn estimate(
+    state: &AppState,
+    account: &Account,
+    req: &Request,
+) -> AppResult<(crate::usage::Estimate, u64)> {
+    use crate::usage::{Confidence, Estimate};
+    checked(state, req).await?;
+    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
+    let input_bytes = known.resolved.stored_bytes();
+    let next = state
+        .plugins
+        .plan_recipe(&req.name, &req.params.to_string(), &known.facts, &[])
+        .await?;
+    let steps = match next {
+        RecipePlan::Steps(steps) => steps,
+        RecipePlan::Done(_) => Vec::new(),
+    };
+    let (mut time, mut input_gb, mut output_gb) = (0.0, 0.0, 0.0);
+    let mut confidence = Confidence::High;
+    let mut counted = 0;
+    for (i, step) in steps.into_iter().enumerate() {
+        let (RecipeStep::Ffmpeg(mut task) | RecipeStep::Analysis(mut task)) = step else {
+            continue;
+        };
+        let Some(paths) = task
+            .inputs
+            .iter()
+            .map(|input| known.path_of(&input.file_path).map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+        else {
+            // A file an earlier step writes: not there to estimate yet.
+            continue;
+        };
+        for (input, path) in task.inputs.iter_mut().zip(paths) {
+            input.file_path = path;
+        }
+        task.output_dir_id = known.output_dir_id().map(str::to_string);
+        let (_, e) = pipeline::estimate(state, account, task)
+            .await
+            .map_err(|inner| AppError::RecipeStep {
+                recipe: req.name.clone(),
+                step: i + 1,
+                kind: "ffmpeg",
+                inner: Box::new(inner),
+            })?;
+        time += e.time_sec;
+        input_gb += e.input_size_gb;
+        output_gb += e.output_size_gb;
+        confidence = match (confidence, e.confidence) {
+            (Confidence::Low, _) | (_, Confidence::Low) => Confidence::Low,
+            (Confidence::Medium, _) | (_, Confidence::Medium) => Confidence::Medium,
+            _ => Confidence::High,
+        };
+        counted += 1;
+    }
+    let gb = 1024.0 * 1024.0 * 1024.0;
+    let basis = format!(
+        "the sum of the {counted} ffmpeg step(s) the recipe plans first, each estimated as a task; \
+         steps planned from what these measure are not included"
+    );
+    let estimate = Estimate::new(
+        time,
+        (input_gb * gb) as u64,
+        (output_gb * gb) as u64,
+        confidence,
+        basis,
+    );
+    Ok((estimate, input_bytes))
+}
