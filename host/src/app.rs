@@ -1,5 +1,5 @@
 //! The state every layer shares, and how it starts (database, store, plugins, sandbox,
-//! accounts). Serving it (the HTTP layer, the workers, the sweeper) is `serve.rs`, so nothing
+//! accounts). Serving it (the HTTP layer, the workers, the sweeper) is `api/serve.rs`, so nothing
 //! below the HTTP layer imports a file that imports it.
 
 use std::path::PathBuf;

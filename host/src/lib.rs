@@ -30,7 +30,6 @@ pub mod plugin_template;
 pub mod plugins;
 pub mod recipes;
 pub mod resumable;
-pub mod serve;
 pub mod storage;
 pub mod sweeper;
 pub mod task;

@@ -105,7 +105,7 @@ fn serve(config: Option<PathBuf>) -> ExitCode {
         .thread_stack_size(8 * 1024 * 1024)
         .build()
         .expect("tokio runtime");
-    match runtime.block_on(mediaforge::serve::serve(cfg)) {
+    match runtime.block_on(mediaforge::api::serve::serve(cfg)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mediaforge: {e:#}");

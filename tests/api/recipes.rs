@@ -107,6 +107,28 @@ fn link<'a>(answer: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{name} in {answer}"))
 }
 
+/// The bytes of the output called `name`, by its download URL.
+async fn bytes_of(s: &Server, answer: &Value, name: &str) -> Vec<u8> {
+    let url = link(answer, name)["download_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.http()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .to_vec()
+}
+
+/// The text of the output called `name`.
+async fn text_named(s: &Server, answer: &Value, name: &str) -> String {
+    String::from_utf8(bytes_of(s, answer, name).await).unwrap()
+}
+
 async fn text_of(s: &Server, url: &str) -> String {
     s.http()
         .get(url)
@@ -374,16 +396,7 @@ async fn loudness_recipe_reaches_its_target_measured_independently() {
         json!({"inputs": [input], "params": {"i": -16, "tp": -1}}),
     )
     .await;
-    let out = link(&answer, "normalized.m4a");
-    let bytes = s
-        .http()
-        .get(out["download_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let bytes = bytes_of(&s, &answer, "normalized.m4a").await;
     let path = temp_dir("loudness").join("normalized.m4a");
     std::fs::write(&path, &bytes).unwrap();
     let measured = Command::new("ffmpeg")
@@ -417,13 +430,7 @@ async fn storyboard_cues_lie_inside_their_sprites() {
     let s = Server::start().await;
     let input = s.upload_file(ALICE, None, &media().clip()).await;
     let answer = run(&s, "storyboard", json!({"inputs": [input], "params": {"interval_s": 1, "width": 128, "columns": 4, "rows": 2}})).await;
-    let vtt = text_of(
-        &s,
-        link(&answer, "storyboard.vtt")["download_url"]
-            .as_str()
-            .unwrap(),
-    )
-    .await;
+    let vtt = text_named(&s, &answer, "storyboard.vtt").await;
     assert!(vtt.starts_with("WEBVTT"), "{vtt}");
     let mut sizes = std::collections::HashMap::new();
     let mut cues = 0;
@@ -431,15 +438,7 @@ async fn storyboard_cues_lie_inside_their_sprites() {
         let (sheet, rect) = line.split_once("#xywh=").unwrap();
         let r: Vec<u64> = rect.split(',').map(|v| v.parse().unwrap()).collect();
         if !sizes.contains_key(sheet) {
-            let bytes = s
-                .http()
-                .get(link(&answer, sheet)["download_url"].as_str().unwrap())
-                .send()
-                .await
-                .unwrap()
-                .bytes()
-                .await
-                .unwrap();
+            let bytes = bytes_of(&s, &answer, sheet).await;
             let p = probe_bytes(&bytes, "jpg");
             let v = stream(&p, "video").unwrap();
             sizes.insert(
@@ -465,31 +464,10 @@ async fn waveform_peaks_follow_the_audiowaveform_format() {
     let s = Server::start().await;
     let input = s.upload_file(ALICE, None, &media().tone()).await;
     let answer = run(&s, "waveform", json!({"inputs": [input], "params": {"width": 600, "height": 120, "pixels_per_second": 10}})).await;
-    let png = s
-        .http()
-        .get(
-            link(&answer, "waveform.png")["download_url"]
-                .as_str()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
+    let png = bytes_of(&s, &answer, "waveform.png").await;
     let p = probe_bytes(&png, "png");
     assert_eq!(stream(&p, "video").unwrap()["width"], 600);
-    let peaks: Value = serde_json::from_str(
-        &text_of(
-            &s,
-            link(&answer, "peaks.json")["download_url"]
-                .as_str()
-                .unwrap(),
-        )
-        .await,
-    )
-    .unwrap();
+    let peaks: Value = serde_json::from_str(&text_named(&s, &answer, "peaks.json").await).unwrap();
     // audiowaveform's JSON format, version 2 (docs of bbc/audiowaveform).
     assert_eq!(peaks["version"], 2);
     assert_eq!(peaks["channels"], 1);
@@ -543,16 +521,8 @@ async fn analyze_finds_the_scene_cut_the_black_and_the_silence() {
         "{data}"
     );
     // The same document as a file.
-    let file: Value = serde_json::from_str(
-        &text_of(
-            &s,
-            link(&answer, "analysis.json")["download_url"]
-                .as_str()
-                .unwrap(),
-        )
-        .await,
-    )
-    .unwrap();
+    let file: Value =
+        serde_json::from_str(&text_named(&s, &answer, "analysis.json").await).unwrap();
     assert_eq!(&file, data);
 }
 
@@ -563,16 +533,11 @@ async fn the_other_recipes_make_what_they_say() {
     let dir = s.mkdir(ALICE).await;
     let image = s.upload_file(ALICE, Some(&dir), &media().image()).await;
     let tone = s.upload_file(ALICE, Some(&dir), &media().tone()).await;
-    let fetch = |answer: Value, name: &'static str| {
-        let url = link(&answer, name)["download_url"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let http = s.http().clone();
-        async move {
-            let bytes = http.get(url).send().await.unwrap().bytes().await.unwrap();
-            probe_bytes(&bytes, name.rsplit('.').next().unwrap())
-        }
+    let fetch = async |answer: Value, name: &str| {
+        probe_bytes(
+            &bytes_of(&s, &answer, name).await,
+            name.rsplit('.').next().unwrap(),
+        )
     };
     let thumbs = run(
         &s,

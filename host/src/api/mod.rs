@@ -15,6 +15,7 @@ pub mod probe;
 pub mod process;
 pub mod recipes;
 pub mod schemas;
+pub mod serve;
 pub mod share;
 pub mod tus;
 pub mod usage;

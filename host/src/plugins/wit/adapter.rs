@@ -40,6 +40,36 @@ macro_rules! component {
     };
 }
 
+/// `to_wit_facts`: the host's input facts as a version's generated records, found in module
+/// `$m` (the translator's `translate`, or 0.3.0's `facts`: the same records in each).
+macro_rules! facts_to_wit {
+    ($m:ident) => {
+        fn to_wit_facts(f: &InputFacts) -> $m::InputFacts {
+            $m::InputFacts {
+                name: f.name.clone(),
+                size: f.size,
+                container: f.container.clone(),
+                duration: f.duration,
+                streams: f
+                    .streams
+                    .iter()
+                    .map(|s| $m::StreamFacts {
+                        index: s.index,
+                        kind: s.kind.clone(),
+                        codec: s.codec.clone(),
+                        width: s.width,
+                        height: s.height,
+                        frame_rate: s.frame_rate,
+                        channels: s.channels,
+                        sample_rate: s.sample_rate,
+                        duration: s.duration,
+                    })
+                    .collect(),
+            }
+        }
+    };
+}
+
 macro_rules! adapter {
     () => {
         /// The host interfaces this version's components may import.
@@ -249,28 +279,6 @@ macro_rules! adapter {
             }
         }
 
-        fn to_wit_facts(f: &InputFacts) -> wit_translate::InputFacts {
-            wit_translate::InputFacts {
-                name: f.name.clone(),
-                size: f.size,
-                container: f.container.clone(),
-                duration: f.duration,
-                streams: f
-                    .streams
-                    .iter()
-                    .map(|s| wit_translate::StreamFacts {
-                        index: s.index,
-                        kind: s.kind.clone(),
-                        codec: s.codec.clone(),
-                        width: s.width,
-                        height: s.height,
-                        frame_rate: s.frame_rate,
-                        channels: s.channels,
-                        sample_rate: s.sample_rate,
-                        duration: s.duration,
-                    })
-                    .collect(),
-            }
-        }
+        facts_to_wit!(wit_translate);
     };
 }

@@ -2,7 +2,7 @@
 //! `recipe`. Its `types` are 0.1.0's unchanged (the generated records are shared, `with`, and so
 //! are their conversions); its `host` is the same two functions under the new version's name, and
 //! its `facts` the translator's records under a types-only interface of their own (bindgen's
-//! `with` takes only imported interfaces, so their conversion is written again here).
+//! `with` takes only imported interfaces; their conversion is the shared `facts_to_wit!`).
 
 use wasmtime::Store;
 use wasmtime::component::{HasSelf, InstancePre, Linker};
@@ -146,26 +146,4 @@ fn from_wit_plan(plan: wit_recipes::Next) -> RecipePlan {
     }
 }
 
-fn to_wit_facts(f: &InputFacts) -> wit_facts::InputFacts {
-    wit_facts::InputFacts {
-        name: f.name.clone(),
-        size: f.size,
-        container: f.container.clone(),
-        duration: f.duration,
-        streams: f
-            .streams
-            .iter()
-            .map(|s| wit_facts::StreamFacts {
-                index: s.index,
-                kind: s.kind.clone(),
-                codec: s.codec.clone(),
-                width: s.width,
-                height: s.height,
-                frame_rate: s.frame_rate,
-                channels: s.channels,
-                sample_rate: s.sample_rate,
-                duration: s.duration,
-            })
-            .collect(),
-    }
-}
+facts_to_wit!(wit_facts);

@@ -1,4 +1,4 @@
-//! Serving: the state started (`app.rs`), the HTTP layer wired to it on the listeners, the job
+//! Serving, at the top of the HTTP layer: the state started (`app.rs`), the routes wired to it on the listeners, the job
 //! workers, the plugin reloader and the sweeper running beside it, until a signal.
 
 use std::time::Duration;
@@ -32,7 +32,7 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     if let Some(acceptor) = operator {
         let operator = Server::new(acceptor);
         handles.push(operator.handle());
-        let service = crate::api::operator_service(state.clone());
+        let service = super::operator_service(state.clone());
         tokio::spawn(async move {
             if let Err(e) = operator.try_serve(service).await {
                 tracing::error!("operator listener stopped: {e}");
@@ -50,7 +50,7 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     });
     tracing::info!("listening on http://{addr}");
     println!("mediaforge listening on http://{addr}");
-    server.try_serve(crate::api::service(state.clone())).await?;
+    server.try_serve(super::service(state.clone())).await?;
     // Running jobs may finish; one that does not within the grace period is given back by its
     // lease lapsing (another instance, or this one after a restart, runs it).
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
