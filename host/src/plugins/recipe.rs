@@ -33,10 +33,4 @@ impl PluginHost {
         )
         .await
     }
-
-    /// The recipe plugin's identity (component hash and config): a recipe's plan is a function
-    /// of it, its params and its inputs.
-    pub fn recipe_identity(&self) -> Option<String> {
-        self.worlds().recipe.as_ref().map(|l| l.identity.clone())
-    }
 }
