@@ -2,6 +2,7 @@
 // requests, runs and jobs, previews and usage. Everything goes through the public API (api.js).
 
 import { api, ApiError, followJob, forgetKey, putFile, saveKey, savedKey } from "/console/api.js";
+import { player } from "/console/player.js";
 import { setupRecipes } from "/console/recipes.js";
 import {
   bytes, dryRunOk, dryRunRefused, el, fill, mediaElement, mediaKind, probeTables, timeLeft,
@@ -421,12 +422,17 @@ async function translate() {
     if (task?.output_dir_id) body.output_dir_id = task.output_dir_id;
     const checked = await api("POST", "/ai/ffmpeg/validate", body);
     const generated = checked.generated_command;
+    const recipe = generated.recipe;
     const e = checked.estimate;
     const confirm = el("button", { type: "button", "data-testid": "nl-confirm" }, "Run it as a job");
     confirm.addEventListener("click", async () => {
       confirm.disabled = true;
       try {
-        const accepted = await api("POST", "/ffmpeg/process/async", { task: generated });
+        // Exactly what was shown: the task, or the recipe call over the same inputs.
+        const accepted = recipe
+          ? await api("POST", `/recipes/${enc(recipe.name)}/async`, {
+              inputs: recipe.inputs, params: recipe.params, output_dir_id: recipe.output_dir_id })
+          : await api("POST", "/ffmpeg/process/async", { task: generated });
         showNewJob(accepted);
         confirm.textContent = `job ${accepted.job_id} ${accepted.status}`;
         await loadJobs();
@@ -435,16 +441,20 @@ async function translate() {
         out.append(el("p", { class: "error", "data-testid": "nl-error" }, err.message));
       }
     });
+    const commands = recipe
+      ? checked.steps.map((s) => s.command ? s.command.join(" ") : `${s.kind} ${s.file ?? ""}`).join("\n")
+      : checked.command.join(" ");
     fill(out,
-      el("p", { class: "ok" }, "Generated task (not run yet):"),
+      el("p", { class: "ok" }, recipe ? `The recipe “${recipe.name}” (not run yet):` : "Generated task (not run yet):"),
       el("pre", { class: "generated", "data-testid": "nl-generated" }, JSON.stringify(generated, null, 2)),
-      el("pre", { class: "generated", "data-testid": "nl-command" }, checked.command.join(" ")),
+      el("pre", { class: "generated", "data-testid": "nl-command" }, commands),
       el("p", { class: "muted", "data-testid": "nl-estimate" },
         `about ${e.time_sec.toFixed(1)} s, ${e.gb_sec.toFixed(4)} GB·s (${e.confidence} confidence)`
+        + (recipe ? " for its first steps" : "")
         + (checked.quota.fits ? "" : "; over this month's quota")),
       el("div", { class: "row" }, confirm),
     );
-    setTask(generated, false);
+    if (!recipe) setTask(generated, false);
   } catch (e) {
     fill(out, el("p", { class: "error", "data-testid": "nl-error" }, e.message));
   } finally {
@@ -574,7 +584,7 @@ async function finished(view) {
   if (status.textContent.includes(view.job_id)) status.textContent = `job ${view.job_id} ${view.status}`;
   state.mine.delete(view.job_id);
   if (view.status === "completed") {
-    showOutputs(view.result ?? [], outputDirOf(view.generated_command ?? view.task));
+    showResult(view);
     await Promise.all([loadDirs(), refreshUsage()]);
   } else if (view.error) {
     say(`Job ${view.job_id}: ${view.error}`, "error");
@@ -585,7 +595,7 @@ async function showJob(id) {
   try {
     const view = await api("GET", `/job/${enc(id)}`);
     if (view.status === "completed") {
-      showOutputs(view.result ?? [], outputDirOf(view.generated_command ?? view.task));
+      showResult(view);
     } else {
       fill($("preview"),
         el("p", { class: "error" }, view.error ?? view.status),
@@ -600,6 +610,12 @@ async function showJob(id) {
 // ---- preview and probe ---------------------------------------------------------------------
 
 /** Outputs of a run: a list to pick from, and the first previewable one shown. */
+/** A finished job's outputs; a streaming recipe's playback above them, playing in the page. */
+function showResult(view) {
+  showOutputs(view.result ?? [], outputDirOf(view.recipe ?? view.generated_command ?? view.task));
+  if (view.playback_url) $("preview").prepend(player(view.playback_url));
+}
+
 function showOutputs(outputs, dirId) {
   const preview = $("preview");
   if (!outputs.length) {

@@ -1,9 +1,10 @@
 // Recipes in the console: the list from GET /recipes, a form made from the chosen recipe's JSON
 // Schema (numbers, booleans, choices, lists of numbers), and a run on the task's inputs whose
-// outputs, data and playback URL are shown. The schema is the recipe plugin's; nothing here
+// outputs, data and playback URL are shown (a streaming result plays in the page). The schema is the recipe plugin's; nothing here
 // knows a recipe by name.
 
 import { api } from "/console/api.js";
+import { player } from "/console/player.js";
 import { el, fill } from "/console/view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -92,6 +93,7 @@ export function setupRecipes({ inputs, showOutputs, after }) {
         answer.playback_url
           ? el("p", {}, "Plays from here: ", el("a", { href: answer.playback_url, "data-testid": "recipe-playback", target: "_blank", rel: "noreferrer" }, answer.playback_url))
           : null,
+        answer.playback_url ? player(answer.playback_url) : null,
         answer.data === null ? null : el("pre", { class: "data" }, JSON.stringify(answer.data, null, 2)));
       showOutputs(answer.result, answer.output_dir_id);
       await after();

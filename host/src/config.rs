@@ -393,6 +393,9 @@ pub struct Plugins {
     pub webhook_formatter: Option<PluginEntry>,
     /// The recipe plugin (`docs/recipes.md`); the default offers the built-in recipes.
     pub recipe: Option<PluginEntry>,
+    /// More recipe plugins beside `recipe` (paths, or tables with `path` and `config`): their
+    /// recipes are offered too, and one named as an earlier plugin's replaces it.
+    pub extra_recipes: Vec<Fallback>,
 }
 
 impl Default for Plugins {
@@ -408,6 +411,7 @@ impl Default for Plugins {
             translator: None,
             webhook_formatter: None,
             recipe: None,
+            extra_recipes: Vec::new(),
         }
     }
 }
@@ -427,7 +431,8 @@ pub struct PluginEntry {
     pub fallback: Option<Fallback>,
 }
 
-/// `fallback = "<path>"`, or a table with the keys of a plugin entry (`path`, `config`, `llm`).
+/// A plugin named by `fallback = "<path>"` (or an `extra_recipes` item), or a table with the keys
+/// of a plugin entry (`path`, `config`, `llm`).
 #[derive(Debug, Clone)]
 pub struct Fallback(Box<PluginEntry>);
 

@@ -12,7 +12,9 @@ use crate::jobs::webhooks::checked_headers;
 use crate::media::argv;
 use crate::net::Net;
 use crate::plugins::check::{Unfit, check_file};
-use crate::plugins::types::{InputFacts, JobEvent, StagedInput, StepResult};
+use crate::plugins::types::{
+    InputFacts, JobEvent, OfferedRecipe, StagedInput, StepResult, Translation,
+};
 use crate::plugins::{PluginError, PluginHost, World};
 use crate::task::{ProbeConfig, Task};
 
@@ -79,6 +81,9 @@ pub enum Call {
     TranslateTask {
         instructions: String,
         inputs: Vec<InputFacts>,
+        /// What a 0.3.0 translator may answer with instead of a task.
+        #[serde(default)]
+        recipes: Vec<OfferedRecipe>,
     },
     TranslateProbe {
         instructions: String,
@@ -149,16 +154,32 @@ pub async fn run(world: World, file: &Path, input: &str, cfg: &Config) -> Result
         Call::TranslateTask {
             instructions,
             inputs,
+            recipes,
         } => host
-            .translate_task(&instructions, &inputs)
+            .translate_task(&instructions, &inputs, &recipes)
             .await
-            .map(|task| {
-                let unknown = task
-                    .inputs
-                    .iter()
-                    .find(|i| !inputs.iter().any(|f| f.name == i.file_path))
-                    .map(|i| crate::error::AppError::UnknownInput(i.file_path.clone()).to_string());
-                (json!(task), unknown.map_or(Ok(Value::Null), Err))
+            .map(|answer| match answer {
+                Translation::Task(task) => {
+                    let unknown = task
+                        .inputs
+                        .iter()
+                        .find(|i| !inputs.iter().any(|f| f.name == i.file_path))
+                        .map(|i| {
+                            crate::error::AppError::UnknownInput(i.file_path.clone()).to_string()
+                        });
+                    (json!(task), unknown.map_or(Ok(Value::Null), Err))
+                }
+                Translation::Recipe { name, params } => {
+                    let offered = recipes.iter().any(|r| r.name == name);
+                    let checked = match serde_json::from_str::<Value>(&params) {
+                        Ok(Value::Object(_)) if offered => Ok(Value::Null),
+                        Ok(Value::Object(_)) => Err(format!("recipe '{name}' was not offered")),
+                        _ => Err(format!(
+                            "the params of recipe '{name}' are not a JSON object"
+                        )),
+                    };
+                    (json!({"recipe": {"name": name, "params": params}}), checked)
+                }
             }),
         Call::TranslateProbe {
             instructions,

@@ -53,10 +53,10 @@ pub fn create(new: &NewPlugin) -> Result<Vec<String>, String> {
         World::WebhookFormatter => (FORMATTER, String::new()),
         World::Recipe => (RECIPE, String::new()),
     };
-    let wit = if new.world == World::Recipe {
-        "0.3.0"
-    } else {
-        "0.2.0"
+    // The version the SDK's export macro builds for the world.
+    let wit = match new.world {
+        World::Recipe | World::Translator => "0.3.0",
+        World::CommandBuilder | World::WebhookFormatter => "0.2.0",
     };
     let fill = |text: &str| {
         text.replace("{{name}}", name)

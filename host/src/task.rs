@@ -31,6 +31,19 @@ fn is_yes(b: &bool) -> bool {
 }
 
 impl Task {
+    /// No inputs or outputs, the flags at their defaults: what a queued recipe job keeps as
+    /// its task (the recipe is the job's `recipe`), and what a request's flags are read into.
+    pub fn flags_only() -> Task {
+        Task {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            filter_complex: None,
+            output_dir_id: None,
+            cache: true,
+            split: true,
+        }
+    }
+
     /// The task with a request's top-level `"cache"` and `"split"` applied (booleans; anything
     /// else is 400).
     pub fn with_flags(mut self, body: &serde_json::Value) -> Result<Task, crate::error::AppError> {
@@ -46,16 +59,43 @@ impl Task {
 }
 
 /// A request to run a recipe (`docs/recipes.md`), as a queued job keeps it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
 pub struct RecipeCall {
     pub name: String,
     /// `<dir_id>/<file_name>` or https URLs, as a task's inputs (stored paths once queued).
     pub inputs: Vec<String>,
     /// An object: the recipe's parameters.
+    #[salvo(schema(value_type = Object))]
     pub params: serde_json::Value,
     pub output_dir_id: Option<String>,
     /// `false`: no step is answered from the result cache, nor added to it.
     pub cache: bool,
+}
+
+/// What instructions became: a task, or a call of a recipe over every input. Serialized as the
+/// responses' `generated_command`: the task, or `{"recipe": {name, inputs, params, ...}}`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
+#[serde(untagged)]
+pub enum Generated {
+    /// First: a task has no `recipe` field, so a stored task reads back as the task.
+    Recipe {
+        recipe: RecipeCall,
+    },
+    Task(Task),
+}
+
+impl Generated {
+    /// A request's top-level `"cache"` (and, for a task, `"split"`) applied.
+    pub fn with_flags(self, body: &serde_json::Value) -> Result<Generated, crate::error::AppError> {
+        Ok(match self {
+            Generated::Task(task) => Generated::Task(task.with_flags(body)?),
+            Generated::Recipe { mut recipe } => {
+                let flags = Task::flags_only().with_flags(body)?;
+                recipe.cache &= flags.cache;
+                Generated::Recipe { recipe }
+            }
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]

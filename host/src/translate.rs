@@ -1,15 +1,17 @@
-//! Plain language → a task or a probe configuration (beta): the translator plugin gets the
-//! instructions and facts about each input, and what it returns then runs through the same
-//! pipeline as a hand-written request (validation, command builder, sandbox, metering, quota).
-//! The natural-language endpoints and the MCP tools `ask` and `ask_probe` both start here.
+//! Plain language → a task, a recipe or a probe configuration (beta): the translator plugin
+//! gets the instructions, facts about each input and the recipes on offer, and what it returns
+//! then runs through the same pipeline as a hand-written request (validation, command builder,
+//! sandbox, metering, quota), or as a call of that recipe. The natural-language endpoints and
+//! the MCP tools `ask` and `ask_probe` all start here.
 
 use crate::app::AppState;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::media::inspect;
+use crate::plugins::types::{OfferedRecipe, Translation};
 use crate::plugins::{Failure, PluginError, World, facts_from_probe};
-use crate::task::{ProbeConfig, Source, Task, source_of};
-use crate::{directories, facts, pipeline::url_file_name};
+use crate::task::{Generated, ProbeConfig, RecipeCall, Source, source_of};
+use crate::{directories, facts, pipeline::url_file_name, recipes};
 
 pub const MAX_INSTRUCTIONS: usize = 2000;
 
@@ -42,16 +44,32 @@ fn translation_error(e: PluginError) -> AppError {
     }
 }
 
-/// Resolves and imports the inputs, asks the translator for a task over them, and returns the
-/// task as it will run (inputs as stored files, output directory fixed).
-pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> AppResult<Task> {
+/// Resolves and imports the inputs, asks the translator for a task (or a recipe) over them, and
+/// returns it as it will run (inputs as stored files, output directory fixed; a recipe's
+/// params checked against its schema).
+pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> AppResult<Generated> {
     let instructions = instructions(Some(&req.instructions))?;
     let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
-    let mut generated = state
+    let offered = offered(state).await;
+    let answer = state
         .plugins
-        .translate_task(&instructions, &known.facts)
+        .translate_task(&instructions, &known.facts, &offered)
         .await
         .map_err(translation_error)?;
+    let output_dir_id = known.output_dir_id().map(str::to_string);
+    let mut generated = match answer {
+        Translation::Task(task) => task,
+        Translation::Recipe { name, params } => {
+            let recipe = recipe_call(state, &known, &offered, name, &params)?;
+            recipes::checked(state, &recipe).await?;
+            return Ok(Generated::Recipe {
+                recipe: RecipeCall {
+                    output_dir_id,
+                    ..recipe
+                },
+            });
+        }
+    };
     for input in &mut generated.inputs {
         let path = known.path_of(&input.file_path).map(str::to_string);
         input.file_path = path.ok_or_else(|| {
@@ -63,8 +81,65 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
             refused
         })?;
     }
-    generated.output_dir_id = known.output_dir_id().map(str::to_string);
-    Ok(generated)
+    generated.output_dir_id = output_dir_id;
+    Ok(Generated::Task(generated))
+}
+
+/// The recipes a translator may answer with: those the recipe plugin lists. A recipe plugin
+/// that cannot answer offers none (the translator then answers with tasks, as a 0.2.0 one does).
+async fn offered(state: &AppState) -> Vec<OfferedRecipe> {
+    match recipes::list(state).await {
+        Ok(list) => list
+            .into_iter()
+            .map(|r| OfferedRecipe {
+                name: r.name,
+                description: r.description,
+                params_schema: r.params_schema.to_string(),
+            })
+            .collect(),
+        Err(e) => {
+            tracing::debug!("no recipes offered to the translator: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// The translator's recipe answer as a call over every input; a recipe it was not offered, or
+/// params that are not a JSON object, are the plugin's failure.
+fn recipe_call(
+    state: &AppState,
+    known: &facts::Known,
+    offered: &[OfferedRecipe],
+    name: String,
+    params: &str,
+) -> AppResult<RecipeCall> {
+    let failed = |why: String| {
+        state
+            .plugins
+            .report(World::Translator, Failure::Output, &why);
+        AppError::PluginFailed(format!("the translator failed: {why}"))
+    };
+    if !offered.iter().any(|r| r.name == name) {
+        return Err(failed(format!(
+            "it answered with recipe '{}', which was not offered",
+            name.chars().take(100).collect::<String>()
+        )));
+    }
+    let params = match serde_json::from_str(params) {
+        Ok(p @ serde_json::Value::Object(_)) => p,
+        _ => {
+            return Err(failed(format!(
+                "the params of recipe '{name}' are not a JSON object"
+            )));
+        }
+    };
+    Ok(RecipeCall {
+        name,
+        inputs: known.paths.iter().map(|(_, p)| p.clone()).collect(),
+        params,
+        output_dir_id: None,
+        cache: true,
+    })
 }
 
 /// Asks the translator for a probe configuration for one input (a stored file of the

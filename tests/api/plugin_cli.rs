@@ -203,6 +203,7 @@ fn run_calls_every_sample_through_the_default_plugins() {
         ("command-builder", "command_builder", "build-task"),
         ("command-builder", "command_builder", "build-probe"),
         ("translator", "translator", "translate-task"),
+        ("translator", "translator", "translate-recipe"),
         ("translator", "translator", "translate-probe"),
         ("webhook-formatter", "webhook_formatter", "format-event"),
         (
@@ -235,6 +236,15 @@ fn run_calls_every_sample_through_the_default_plugins() {
         "{argv:?}"
     );
     assert_eq!(argv.last(), Some(&"/scratch/job_1/out/thumb.png"));
+
+    // A 0.3.0 translator offered recipes may answer with one of them.
+    let (_, answer) = run(
+        "translator",
+        &wasm("translator"),
+        &sample("translate-recipe"),
+        None,
+    );
+    assert_eq!(answer["result"]["recipe"]["name"], "hls", "{answer}");
 
     // Input for another world, or input that does not parse: nothing is called.
     let (ran, _) = run(

@@ -598,8 +598,9 @@ async fn the_other_recipes_make_what_they_say() {
 /// the step that tried, naming it, and nothing it tried to write is anywhere.
 #[tokio::test]
 async fn a_hostile_recipe_fails_at_the_step_that_tried() {
+    // Added beside the built-in recipes (`plugins.extra_recipes`), not instead of them.
     let extra = format!(
-        "[plugins.recipe]\npath = \"{}\"\n",
+        "[[plugins.extra_recipes]]\npath = \"{}\"\n",
         wasm("hostile_recipe").display()
     );
     let s = Server::start_with(Options {
@@ -608,6 +609,34 @@ async fn a_hostile_recipe_fails_at_the_step_that_tried() {
     })
     .await;
     let input = s.upload_file(ALICE, None, &media().short()).await;
+    let (_, listed) = s.get("/recipes", ALICE).await;
+    let names: Vec<&str> = listed["recipes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"hls") && names.contains(&"filter-file"),
+        "{names:?}"
+    );
+    assert_eq!(names.iter().filter(|n| **n == "thumbnails").count(), 1);
+    // Its `thumbnails` replaced the built-in one; the other built-ins are untouched.
+    let replaced = run(&s, "thumbnails", json!({"inputs": [input]})).await;
+    assert_eq!(
+        replaced["data"]["planned_by"], "hostile-recipe",
+        "{replaced}"
+    );
+    let gif = run(
+        &s,
+        "gif",
+        json!({"inputs": [input], "params": {"width": 80, "start_s": 0, "duration_s": 1}}),
+    )
+    .await;
+    assert!(
+        link(&gif, "clip.gif")["size_bytes"].as_u64().unwrap() > 0,
+        "{gif}"
+    );
     let cases = [
         ("filter-file", 400, "step 2 (ffmpeg): Filter 'movie'"),
         (
@@ -711,4 +740,82 @@ async fn a_recipe_runs_as_an_async_job() {
             .starts_with("Invalid params for recipe 'hls': rungs"),
         "{body}"
     );
+}
+
+/// Plain language answered with a recipe (#29, #33): the translator names the recipe, the `/ai`
+/// endpoints run it (now, as a job, or as a dry run) and answer with what the recipe answers;
+/// what a recipe cannot also do is refused by name, nothing run.
+#[tokio::test]
+async fn plain_language_runs_a_recipe() {
+    let s = Server::start().await;
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+    let ask = |text: &str| json!({"inputs": [{"file_path": input}], "instructions": text});
+
+    // A dry run: the recipe call and its first steps, nothing run.
+    let (status, body) = s
+        .post("/ai/ffmpeg/validate", ALICE, ask("make it streamable"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["generated_command"]["recipe"]["name"], "hls", "{body}");
+    assert_eq!(body["generated_command"]["recipe"]["inputs"][0], input);
+    assert!(body.get("command").is_none(), "{body}");
+    assert_eq!(body["steps"][0]["kind"], "ffmpeg", "{body}");
+    assert!(body["estimate"]["time_sec"].as_f64().is_some(), "{body}");
+
+    // Now: the ladder plays from its playback URL.
+    let (status, body) = s
+        .post("/ai/ffmpeg/process", ALICE, ask("convert it to HLS"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["generated_command"]["recipe"]["name"], "hls");
+    let master = body["playback_url"].as_str().expect("a playback URL");
+    let j = ffprobe_url(master, &["-show_programs"]);
+    assert!(!j["programs"].as_array().unwrap().is_empty(), "{j}");
+    assert_eq!(body["data"]["playlist"], "master.m3u8", "{body}");
+    assert!(body["usage"]["time_sec"].as_f64().unwrap() > 0.0, "{body}");
+
+    // Analysis comes back as data.
+    let (status, body) = s
+        .post("/ai/ffmpeg/process", ALICE, ask("find the silences"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["generated_command"]["recipe"]["name"], "analyze");
+    assert!(body["data"]["silences"].is_array(), "{body}");
+
+    // As a job: the job view names the recipe, and its data and files are the recipe's.
+    let (status, body) = s
+        .post(
+            "/ai/ffmpeg/process/async",
+            ALICE,
+            ask("draw the waveform of the sound"),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["generated_command"]["recipe"]["name"], "waveform");
+    let job = body["job_id"].as_str().unwrap().to_string();
+    let done = crate::jobs::wait_for(&s, ALICE, &job, &["completed", "failed"], 60).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["generated_command"]["recipe"]["name"], "waveform");
+    let names: Vec<&str> = done["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file_name"].as_str().unwrap())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with(".png")), "{done}");
+    assert!(names.iter().any(|n| n.ends_with(".json")), "{done}");
+
+    // A recipe and something else: refused by name, nothing run or charged.
+    let runs = crate::cache::ffmpeg_runs(&s).await;
+    for (text, named) in [
+        ("make it streamable and add a fade in", "fade"),
+        ("make it HLS and draw the waveform", "one at a time"),
+    ] {
+        let (status, body) = s.post("/ai/ffmpeg/process", ALICE, ask(text)).await;
+        assert_eq!(status, 400, "{text}: {body}");
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(named), "{text}: {error}");
+        assert!(error.contains("Nothing was run"), "{text}: {error}");
+    }
+    assert_eq!(crate::cache::ffmpeg_runs(&s).await, runs, "nothing ran");
 }

@@ -580,6 +580,48 @@ player.initialize(v, url, true);
             return " | ".join(play_ladder(kind, url, hls if kind == "hls" else dash)
                               for kind, url in runs)
 
+        def playing_in_page(what, timeout=60):
+            """The console's own player (host/console/player.js) has data to play and plays."""
+            video = wait_for(f"{what}: the player", lambda: find_all(f"{tid('preview')} video[data-testid=player], {tid('recipe-data')} video[data-testid=player]"), timeout=timeout)[-1]
+            wait_for(f"{what}: readyState 3", lambda: DRIVER.execute_script(
+                "return arguments[0].readyState", video) >= 3, timeout=40)
+            DRIVER.execute_script("arguments[0].play()", video)
+            wait_for(f"{what}: playing", lambda: DRIVER.execute_script(
+                "return arguments[0].currentTime", video) > 0.3, timeout=30)
+            note = text(tid("player-note"))
+            assert "error" not in find(tid("player-note")).get_attribute("class"), note
+            return DRIVER.execute_script(
+                "return [arguments[0].videoWidth, arguments[0].videoHeight]", video)
+
+        @step("plain language answered with a recipe: shown, confirmed, the stream plays in the page")
+        def _():
+            set_editor({"inputs": [{"file_path": f"{ctx['dir']}/clip.mp4"}],
+                        "outputs": [{"file": "unused.mp4"}]})
+            box = find(tid("nl-input"))
+            box.clear()
+            box.send_keys("make it streamable")
+            find(tid("nl-translate")).click()
+            generated = json.loads(wait_for("the recipe call", lambda: text(tid("nl-generated")),
+                                            timeout=30))
+            assert generated["recipe"]["name"] == "hls", generated
+            assert text(tid("nl-command")).startswith("ffmpeg "), text(tid("nl-command"))
+            find(tid("nl-confirm")).click()
+            size = playing_in_page("the hls job", timeout=90)
+            return f"recipe {generated['recipe']['name']}, playing at {size}"
+
+        @step("the dash recipe from its form plays in the page (dash.js embedded with the console)")
+        def _():
+            select = find(tid("recipe-select"))
+            Select(select).select_by_value("dash")
+            rungs = wait_for("the rungs field", lambda: find("#recipe-param-rungs"))
+            rungs.clear()
+            rungs.send_keys("240")
+            find(tid("recipe-run")).click()
+            wait_for("the recipe", lambda: "done in" in text(tid("recipe-status")), timeout=90)
+            size = playing_in_page("the dash result")
+            assert size[1] == 240, size
+            return f"playing at {size}"
+
         @step("usage grows with the runs")
         def _():
             wait_for("usage above zero", lambda: float(

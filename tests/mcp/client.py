@@ -181,6 +181,11 @@ async def over_http():
                                       "run": True})
             check("ask with run: translated and run", a["ok"] and a["ran"] is True
                   and a["result"][0]["file_name"].endswith(".mp3"), a)
+            a = await call(s, "ask", {"inputs": [{"file_path": clip}],
+                                      "instructions": "find the silences", "run": True})
+            check("ask: a named job answered with its recipe, run, its data back",
+                  a["ok"] and a["generated_command"]["recipe"]["name"] == "analyze"
+                  and isinstance(a["data"]["silences"], list), a)
             r = await s.call_tool("ask", {"inputs": [{"file_path": clip}],
                                           "instructions": "convert to mp3 and e-mail it to me"})
             check("ask: a clause no task can do is refused as such",

@@ -29,7 +29,7 @@ for pair in command-builder:build-task translator:translate-task webhook-formatt
   (cd "$WORK" && "$BIN" plugin new --world "$world" "$name" --sdk "$ROOT/plugins/sdk" >/dev/null)
   (cd "$WORK/$name" && cargo build -q --release --target wasm32-wasip2 && cargo test -q --target "$HOST" >/dev/null)
   wasm=$TARGET/wasm32-wasip2/release/${name//-/_}.wasm
-  wit=0.2.0; [ "$world" = recipe ] && wit=0.3.0
+  wit=0.2.0; case $world in recipe|translator) wit=0.3.0 ;; esac
   "$BIN" plugin check "$wasm" --world "$world" | grep -q "implements the $world world (WIT $wit" \
     || { echo "plugin check refused the $world template"; "$BIN" plugin check "$wasm" --world "$world"; exit 1; }
   answer=$("$BIN" plugin run "$world" "$wasm" "$SAMPLES/$sample.json") \

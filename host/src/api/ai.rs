@@ -1,6 +1,6 @@
-//! The natural-language endpoints (beta): `crate::translate` turns the instructions into a task
-//! or a probe configuration, which then runs through the same pipeline as a hand-written one and
-//! is returned as `generated_command` / `generated_probe`.
+//! The natural-language endpoints (beta): `crate::translate` turns the instructions into a task,
+//! a recipe call or a probe configuration, which then runs through the same pipeline as a
+//! hand-written one and is returned as `generated_command` / `generated_probe`.
 
 use std::sync::Arc;
 
@@ -8,13 +8,16 @@ use salvo::prelude::*;
 use serde_json::Value;
 
 use super::jobs::{accepted, idempotency_key, priority, webhook_url};
+use super::recipes;
 use super::schemas::{Accepted, AiProcessResponse, AiValidateResponse, ProbeResponse};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
+use crate::cache::Outcome;
 use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
 use crate::pipeline::{self, probe};
+use crate::task::Generated;
 use crate::translate::{self, TaskRequest};
 
 pub fn router() -> Router {
@@ -54,7 +57,8 @@ pub fn task_request(body: &Value) -> AppResult<TaskRequest> {
     })
 }
 
-/// POST /ai/ffmpeg/process (and the MCP tool `ask`): translate, then run now.
+/// POST /ai/ffmpeg/process (and the MCP tool `ask`): translate, then run now (the task, or
+/// the recipe the translator answered with).
 pub async fn run_request(
     state: &Arc<AppState>,
     account: &Account,
@@ -65,18 +69,39 @@ pub async fn run_request(
     let generated = translate::task(state, account, &request)
         .await?
         .with_flags(body)?;
-    let done = pipeline::run_admitted(state, account, generated.clone(), &admitted, None).await?;
-    Ok(AiProcessResponse {
-        ok: true,
-        result: pipeline::links(state, &done.outputs).await?,
-        usage: done.usage,
-        cache: done.cache,
-        generated_command: generated,
-    })
+    match &generated {
+        Generated::Task(task) => {
+            let done =
+                pipeline::run_admitted(state, account, task.clone(), &admitted, None).await?;
+            Ok(AiProcessResponse {
+                ok: true,
+                result: pipeline::links(state, &done.outputs).await?,
+                usage: done.usage,
+                cache: done.cache,
+                generated_command: generated,
+                data: None,
+                playback_url: None,
+            })
+        }
+        Generated::Recipe { recipe } => {
+            let ran = Box::pin(recipes::run_admitted(state, account, recipe, &admitted)).await?;
+            let missed = ran.steps.iter().any(|s| s.cache == Some(Outcome::Miss));
+            Ok(AiProcessResponse {
+                ok: true,
+                result: ran.result,
+                usage: ran.usage,
+                cache: if missed { Outcome::Miss } else { Outcome::Hit },
+                generated_command: generated,
+                data: Some(ran.data),
+                playback_url: ran.playback_url,
+            })
+        }
+    }
 }
 
 /// POST /ai/ffmpeg/validate (and the MCP tool `ask` unless told to run): translate, then the
-/// dry run and the estimate of the task; nothing runs and nothing is charged.
+/// dry run and the estimate of the task (or of the recipe's first steps); nothing runs and
+/// nothing is charged.
 pub async fn validate_request(
     state: &Arc<AppState>,
     account: &Account,
@@ -86,17 +111,36 @@ pub async fn validate_request(
     let generated = translate::task(state, account, &request)
         .await?
         .with_flags(body)?;
-    let dry = super::process::dry_run_task(state, account, generated.clone()).await?;
-    let cost = super::process::estimate_task(state, account, generated.clone()).await?;
-    Ok(AiValidateResponse {
-        ok: true,
-        generated_command: generated,
-        command: dry.command,
-        decisions: dry.decisions,
-        output_dir_id: dry.output_dir_id,
-        estimate: cost.estimate,
-        quota: cost.quota,
-    })
+    match &generated {
+        Generated::Task(task) => {
+            let dry = super::process::dry_run_task(state, account, task.clone()).await?;
+            let cost = super::process::estimate_task(state, account, task.clone()).await?;
+            Ok(AiValidateResponse {
+                ok: true,
+                generated_command: generated,
+                command: Some(dry.command),
+                decisions: Some(dry.decisions),
+                steps: None,
+                output_dir_id: dry.output_dir_id,
+                estimate: cost.estimate,
+                quota: cost.quota,
+            })
+        }
+        Generated::Recipe { recipe } => {
+            let steps = crate::recipes::dry_run(state, account, recipe).await?;
+            let cost = recipes::estimate_recipe(state, account, recipe).await?;
+            Ok(AiValidateResponse {
+                ok: true,
+                output_dir_id: recipe.output_dir_id.clone(),
+                generated_command: generated,
+                command: None,
+                decisions: None,
+                steps: Some(steps),
+                estimate: cost.estimate,
+                quota: cost.quota,
+            })
+        }
+    }
 }
 
 /// POST /ai/ffprobe/analyze (and the MCP tool `ask_probe`): translate, then probe.
@@ -139,19 +183,27 @@ async fn process_async(
     let generated = translate::task(&state, &account, &request)
         .await?
         .with_flags(&body)?;
-    let job = jobs::submit(
-        &state,
-        Submission {
-            account: &account,
-            task: generated,
-            webhook_url: hook,
-            idempotency_key: idempotency_key(req),
-            generated: true,
-            priority,
-            recipe: None,
-        },
-    )
-    .await?;
+    let job = match generated {
+        Generated::Task(task) => {
+            jobs::submit(
+                &state,
+                Submission {
+                    account: &account,
+                    task,
+                    webhook_url: hook,
+                    idempotency_key: idempotency_key(req),
+                    generated: true,
+                    priority,
+                    recipe: None,
+                },
+            )
+            .await?
+        }
+        Generated::Recipe { recipe } => {
+            let key = idempotency_key(req);
+            Box::pin(recipes::queue(&state, &account, recipe, &body, key, true)).await?
+        }
+    };
     Ok(accepted(res, &job))
 }
 

@@ -28,13 +28,16 @@ struct Asset {
     body: &'static str,
 }
 
-/// The file `host/console/<name>`, embedded.
+/// The file `host/console/<dir/><name>`, embedded and served as `/console/<name>`.
 macro_rules! asset {
     ($name:literal, $content_type:literal) => {
+        asset!("", $name, $content_type)
+    };
+    ($dir:literal, $name:literal, $content_type:literal) => {
         Asset {
             name: $name,
             content_type: $content_type,
-            body: include_str!(concat!("../../console/", $name)),
+            body: include_str!(concat!("../../console/", $dir, $name)),
         }
     };
 }
@@ -48,6 +51,18 @@ const ASSETS: &[Asset] = &[
     asset!("api.js", "text/javascript; charset=utf-8"),
     asset!("view.js", "text/javascript; charset=utf-8"),
     asset!("recipes.js", "text/javascript; charset=utf-8"),
+    asset!("player.js", "text/javascript; charset=utf-8"),
+    // The players, loaded by `player.js` only when a playback URL is played (vendor/README.md).
+    asset!(
+        "vendor/",
+        "hls.light.min.js",
+        "text/javascript; charset=utf-8"
+    ),
+    asset!(
+        "vendor/",
+        "dash.mediaplayer.min.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("icon.svg", "image/svg+xml"),
 ];
 
@@ -100,13 +115,14 @@ async fn store_origin(state: &AppState) -> Option<String> {
 }
 
 /// The page's Content-Security-Policy: everything from the page's own origin, plus the store's
-/// origin where the browser reaches it (upload PUTs, previews, downloads).
+/// origin where the browser reaches it (upload PUTs, previews, downloads), and `blob:` media: the
+/// players feed the video element a media source by a blob: URL.
 fn policy(store: Option<&str>) -> String {
     let store = store.map(|o| format!(" {o}")).unwrap_or_default();
     format!(
         "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'{store}; \
-         media-src 'self'{store}; img-src 'self'{store}; object-src 'none'; base-uri 'none'; \
-         form-action 'none'; frame-ancestors 'none'"
+         media-src 'self'{store} blob:; img-src 'self'{store}; object-src 'none'; \
+         base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 }
 
@@ -117,10 +133,10 @@ mod tests {
     #[test]
     fn policy_adds_only_the_store_origin() {
         let p = policy(Some("https://bucket.s3.example.com"));
-        assert!(p.contains("media-src 'self' https://bucket.s3.example.com;"));
+        assert!(p.contains("media-src 'self' https://bucket.s3.example.com blob:;"));
         assert!(p.contains("connect-src 'self' https://bucket.s3.example.com;"));
         assert!(!p.contains("unsafe-inline"));
-        assert!(policy(None).contains("media-src 'self';"));
+        assert!(policy(None).contains("media-src 'self' blob:;"));
     }
 
     #[test]

@@ -105,18 +105,27 @@ pub async fn estimate_task(
     task: Task,
 ) -> AppResult<EstimateResponse> {
     let (resolved, expected) = pipeline::estimate(state, account, task).await?;
+    Ok(EstimateResponse {
+        ok: true,
+        quota: quota_fit(state, account, resolved.stored_bytes()).await?,
+        estimate: expected,
+    })
+}
+
+/// What is left of the account's monthly quota, and whether `input_bytes` more fit in it.
+pub async fn quota_fit(
+    state: &AppState,
+    account: &Account,
+    input_bytes: u64,
+) -> AppResult<QuotaFit> {
     let (_, plan) = state.plan_of(account)?;
     let used = state
         .db
         .usage(&account.name, &crate::metering::this_month())
         .await?;
     let quota = plan.monthly_quota_bytes();
-    Ok(EstimateResponse {
-        ok: true,
-        quota: QuotaFit {
-            remaining_gb: remaining_gb(quota, &used),
-            fits: used.input_bytes + resolved.stored_bytes() <= quota,
-        },
-        estimate: expected,
+    Ok(QuotaFit {
+        remaining_gb: remaining_gb(quota, &used),
+        fits: used.input_bytes + input_bytes <= quota,
     })
 }

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::jobs::{accepted, idempotency_key, priority, webhook_url};
-use super::schemas::{Accepted, EstimateResponse, QuotaFit};
+use super::process::quota_fit;
+use super::schemas::{Accepted, EstimateResponse};
 use super::{account, body_value, max_body, state};
 use crate::app::AppState;
 use crate::db::Account;
@@ -136,7 +137,18 @@ pub async fn run_recipe(
     req: &recipes::Request,
 ) -> AppResult<RecipeResponse> {
     let admitted = pipeline::admit(state, account)?;
-    let ran = recipes::run(state, account, req, &admitted, None).await?;
+    run_admitted(state, account, req, &admitted).await
+}
+
+/// `run_recipe` on a turn already taken (the natural-language endpoint admits before it
+/// translates).
+pub async fn run_admitted(
+    state: &Arc<AppState>,
+    account: &Account,
+    req: &recipes::Request,
+    admitted: &crate::tenants::TaskPermit,
+) -> AppResult<RecipeResponse> {
+    let ran = recipes::run(state, account, req, admitted, None).await?;
     let result = pipeline::links(state, &ran.outputs).await?;
     let playback_url = playback_of(&ran.data, &result);
     Ok(RecipeResponse {
@@ -204,21 +216,22 @@ async fn cost(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateRe
     let name = name(req);
     let body = body_value(req, max_body(&state)).await?;
     let request = request(&name, &body)?;
-    let (expected, input_bytes) = recipes::estimate(&state, &account, &request).await?;
-    let (_, plan) = state.plan_of(&account)?;
-    let used = state
-        .db
-        .usage(&account.name, &crate::metering::this_month())
-        .await?;
-    let quota = plan.monthly_quota_bytes();
-    Ok(Json(EstimateResponse {
+    Ok(Json(estimate_recipe(&state, &account, &request).await?))
+}
+
+/// The recipe's estimate and whether its inputs fit the month's quota (the handler and the
+/// natural-language dry run).
+pub async fn estimate_recipe(
+    state: &AppState,
+    account: &Account,
+    req: &recipes::Request,
+) -> AppResult<EstimateResponse> {
+    let (estimate, input_bytes) = recipes::estimate(state, account, req).await?;
+    Ok(EstimateResponse {
         ok: true,
-        quota: QuotaFit {
-            remaining_gb: crate::usage::remaining_gb(quota, &used),
-            fits: used.input_bytes + input_bytes <= quota,
-        },
-        estimate: expected,
-    }))
+        quota: quota_fit(state, account, input_bytes).await?,
+        estimate,
+    })
 }
 
 /// The recipe as an async job: 202 at once, then `GET /job/{job_id}` (or its events, or the
@@ -234,27 +247,33 @@ async fn submit(
     let name = name(req);
     let body = body_value(req, max_body(&state)).await?;
     let call = request(&name, &body)?;
-    let job = jobs::submit(
-        &state,
+    let job = queue(&state, &account, call, &body, idempotency_key(req), false).await?;
+    Ok(accepted(res, &job))
+}
+
+/// A recipe call queued as a job, with the request body's `webhook_url` and `priority`
+/// (`generated`: the natural-language endpoint's).
+pub async fn queue(
+    state: &Arc<AppState>,
+    account: &Account,
+    call: recipes::Request,
+    body: &Value,
+    idempotency_key: Option<String>,
+    generated: bool,
+) -> AppResult<crate::db::Job> {
+    jobs::submit(
+        state,
         Submission {
-            account: &account,
-            task: Task {
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-                filter_complex: None,
-                output_dir_id: None,
-                cache: true,
-                split: true,
-            },
-            webhook_url: webhook_url(&body)?,
-            idempotency_key: idempotency_key(req),
-            generated: false,
-            priority: priority(&body)?,
+            account,
+            task: Task::flags_only(),
+            webhook_url: webhook_url(body)?,
+            idempotency_key,
+            generated,
+            priority: priority(body)?,
             recipe: Some(call),
         },
     )
-    .await?;
-    Ok(accepted(res, &job))
+    .await
 }
 
 #[endpoint(tags("recipes"), parameters(("name" = String, Path, description = "Recipe name (GET /recipes)")), request_body = RecipeRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]

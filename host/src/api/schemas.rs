@@ -12,7 +12,7 @@ pub use crate::db::Progress;
 use crate::error::AppError;
 pub use crate::pipeline::OutputLink;
 pub use crate::plugins::types::PolicyDecision;
-use crate::task::{ProbeConfig, Task};
+use crate::task::{Generated, ProbeConfig, Task};
 pub use crate::usage::{Estimate, Usage};
 
 #[derive(Serialize, ToSchema)]
@@ -84,9 +84,9 @@ pub struct Accepted {
     pub job_id: String,
     /// `pending`.
     pub status: String,
-    /// Natural-language submissions only: the derived task.
+    /// Natural-language submissions only: the derived task, or `{recipe}`: the recipe call.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub generated_command: Option<Task>,
+    pub generated_command: Option<Generated>,
     /// high, normal or low.
     pub priority: String,
     /// What the job is expected to cost (as POST /ffmpeg/estimate answers).
@@ -117,9 +117,9 @@ pub struct JobView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Estimate>,
     pub task: Task,
-    /// Natural-language jobs only: the derived task.
+    /// Natural-language jobs only: the derived task, or `{recipe}`: the recipe call.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub generated_command: Option<Task>,
+    pub generated_command: Option<Generated>,
     /// While processing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
@@ -140,7 +140,7 @@ pub struct JobView {
     /// A completed recipe job: what the recipe measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[salvo(schema(value_type = Option<Object>))]
-    pub data: Option<serde_json::Value>,
+    pub data: Option<Value>,
     /// A completed streaming recipe job: its master playlist or manifest's playback URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub playback_url: Option<String>,
@@ -255,10 +255,16 @@ pub struct AiProcessRequest {
 #[derive(Serialize, ToSchema)]
 pub struct AiValidateResponse {
     pub ok: bool,
-    pub generated_command: Task,
-    /// The argv that would run, with your own file names.
-    pub command: Vec<String>,
-    pub decisions: Vec<PolicyDecision>,
+    /// The derived task, or `{recipe}`: the call of a recipe over every input.
+    pub generated_command: Generated,
+    /// The argv that would run, with your own file names (a task; a recipe's are in `steps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<Vec<PolicyDecision>>,
+    /// A recipe: the steps it runs first, each built and checked (`/recipes/{name}/validate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<crate::recipes::StepReport>>,
     pub output_dir_id: Option<String>,
     pub estimate: Estimate,
     pub quota: QuotaFit,
@@ -269,8 +275,17 @@ pub struct AiProcessResponse {
     pub ok: bool,
     pub result: Vec<OutputLink>,
     pub usage: Usage,
+    /// A recipe: `hit` only when every ffmpeg step came from the cache.
     pub cache: Outcome,
-    pub generated_command: Task,
+    /// The derived task, or `{recipe}`: the call of a recipe over every input.
+    pub generated_command: Generated,
+    /// A recipe: what it measured (`null` for none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[salvo(schema(value_type = Option<Object>))]
+    pub data: Option<Value>,
+    /// A streaming recipe: its playlist or manifest, under the directory's playback prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub playback_url: Option<String>,
 }
 
 /// POST /ffmpeg/run (deprecated).

@@ -182,7 +182,7 @@ pub struct Job {
     pub task: Task,
     pub run: QueuedRun,
     #[serde(default)]
-    pub generated_command: Option<Task>,
+    pub generated_command: Option<crate::task::Generated>,
     pub webhook_url: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,

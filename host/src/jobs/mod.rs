@@ -17,7 +17,7 @@ use crate::db::{Account, Job, JobStatus, Priority};
 use crate::error::{AppError, AppResult};
 use crate::names;
 use crate::pipeline;
-use crate::task::Task;
+use crate::task::{Generated, Task};
 
 /// Wake-ups for this instance's workers and deliverer.
 #[derive(Default)]
@@ -96,7 +96,12 @@ pub async fn submit(state: &Arc<AppState>, s: Submission<'_>) -> AppResult<Job> 
         priority_rank: s.priority.rank(),
         claimed_at: 0,
         estimate,
-        generated_command: s.generated.then(|| task.clone()),
+        generated_command: s.generated.then(|| match &recipe {
+            Some(recipe) => Generated::Recipe {
+                recipe: recipe.clone(),
+            },
+            None => Generated::Task(task.clone()),
+        }),
         input_count: task.inputs.len() as u32,
         task,
         run,

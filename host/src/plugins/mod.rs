@@ -237,7 +237,10 @@ pub struct Worlds {
     /// Asked when the translator refuses (`plugins.translator.fallback`).
     translator_fallback: Option<Loaded<wit::Translator>>,
     formatter: Option<Loaded<wit::Formatter>>,
-    recipe: Option<Loaded<wit::v0_3_0::Recipe>>,
+    /// The recipe plugin, then `plugins.extra_recipes` in order.
+    recipes: Vec<Loaded<wit::v0_3_0::Recipe>>,
+    /// Which plugin offers each recipe, read once per loaded set (`recipe::catalog`).
+    catalog: tokio::sync::OnceCell<Arc<recipe::Catalog>>,
 }
 
 impl Worlds {
@@ -246,7 +249,7 @@ impl Worlds {
             World::CommandBuilder => self.builder.is_some(),
             World::Translator => self.translator.is_some(),
             World::WebhookFormatter => self.formatter.is_some(),
-            World::Recipe => self.recipe.is_some(),
+            World::Recipe => !self.recipes.is_empty(),
         }
     }
 }
@@ -347,6 +350,24 @@ impl PluginHost {
                 None => {}
             }
         }
+        for extra in &cfg.extra_recipes {
+            let entry = extra.entry();
+            // Loaded after the recipe plugin, so they come after it in `Worlds::recipes`.
+            let to = Slot {
+                world: World::Recipe,
+                fallback: false,
+            };
+            self.load_world(
+                &mut worlds,
+                cfg,
+                to,
+                Some(&entry),
+                &entry.path,
+                Some(cache_dir),
+                net,
+            )
+            .await?;
+        }
         Ok(worlds)
     }
 
@@ -383,6 +404,9 @@ impl PluginHost {
             None => Vec::new(),
         };
         paths.extend(worlds.translator_fallback.as_ref().map(|l| l.path.clone()));
+        if let Some(src) = &self.source {
+            paths.extend(src.cfg.extra_recipes.iter().map(|e| e.entry().path));
+        }
         paths
             .into_iter()
             .map(|p| {
@@ -489,7 +513,8 @@ impl PluginHost {
             wit::Linked::Translator(t) if to.fallback => worlds.translator_fallback = loaded!(t),
             wit::Linked::Translator(t) => worlds.translator = loaded!(t),
             wit::Linked::Formatter(f) => worlds.formatter = loaded!(f),
-            wit::Linked::Recipe(r) => worlds.recipe = loaded!(r),
+            // The recipe plugin is loaded before the extra ones, so it comes first.
+            wit::Linked::Recipe(r) => worlds.recipes.extend(loaded!(r)),
         }
         tracing::info!(
             "plugin {} ({}) loaded from {}",
@@ -514,7 +539,7 @@ impl PluginHost {
             World::CommandBuilder => worlds.builder.as_ref().map(|l| l.path.clone()),
             World::Translator => worlds.translator.as_ref().map(|l| l.path.clone()),
             World::WebhookFormatter => worlds.formatter.as_ref().map(|l| l.path.clone()),
-            World::Recipe => worlds.recipe.as_ref().map(|l| l.path.clone()),
+            World::Recipe => worlds.recipes.first().map(|l| l.path.clone()),
         }
     }
 
@@ -581,6 +606,24 @@ impl PluginHost {
     {
         let worlds = self.worlds();
         let loaded = select(&worlds).ok_or(PluginError::Missing(world.name()))?;
+        self.call_loaded(loaded, world, f).await
+    }
+
+    /// `call` on one loaded plugin (of a world with several, `recipe`).
+    async fn call_loaded<P, R>(
+        &self,
+        loaded: &Loaded<P>,
+        world: World,
+        f: impl for<'a> FnOnce(
+            &'a P,
+            &'a mut Store<State>,
+        ) -> BoxFuture<'a, wasmtime::Result<Result<R, types::Refusal>>>
+        + Send,
+    ) -> Result<R, PluginError>
+    where
+        P: Send + Sync,
+        R: Send,
+    {
         let _permit = self
             .permits
             .acquire()

@@ -4,21 +4,27 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::types::{CompletionRequest, InputFacts, StreamFacts};
+use super::types::{CompletionRequest, InputFacts, OfferedRecipe, StreamFacts, Translation};
 use super::{LlmAccess, Loaded, PluginError, PluginHost, World, Worlds, wit};
-use crate::task::{ProbeConfig, Task};
+use crate::task::ProbeConfig;
 
 impl PluginHost {
+    /// A task or, from a 0.3.0 translator, one of the `offered` recipes.
     pub async fn translate_task(
         &self,
         instructions: &str,
         inputs: &[InputFacts],
-    ) -> Result<Task, PluginError> {
+        offered: &[OfferedRecipe],
+    ) -> Result<Translation, PluginError> {
         let ask = |fallback: bool| {
             let select = Self::translator_or_fallback(fallback);
             let (instructions, inputs) = (instructions.to_string(), inputs.to_vec());
+            let offered = offered.to_vec();
             self.call(select, World::Translator, move |t, store| {
-                Box::pin(async move { t.translate_task(store, &instructions, &inputs).await })
+                Box::pin(async move {
+                    t.translate_task(store, &instructions, &inputs, &offered)
+                        .await
+                })
             })
         };
         self.or_fallback(ask(false).await, || ask(true)).await

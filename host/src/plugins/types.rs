@@ -210,3 +210,26 @@ pub enum RecipePlan {
     /// The recipe's data, JSON text.
     Done(String),
 }
+
+/// A recipe offered to a 0.3.0 translator (`translate.offered-recipe`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfferedRecipe {
+    pub name: String,
+    pub description: String,
+    /// JSON text, as the recipe plugin wrote it.
+    pub params_schema: String,
+}
+
+/// What a translator answers to processing instructions: a task, or (0.3.0) a recipe to run
+/// over every input.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Translation {
+    Task(Task),
+    Recipe {
+        name: String,
+        /// A JSON object as text, not yet checked against the recipe's schema.
+        params: String,
+    },
+}

@@ -81,7 +81,27 @@ pub mod recipe {
     });
 }
 
-/// `configure` under 0.3.0's name, for recipe components.
+/// WIT 0.3.0's `translator` world: 0.2.0's, with the recipes on offer and an answer that may be
+/// one of them. Its `types` and facts are the same Rust types as above; its `llm` records are
+/// its own (the records are unchanged, the interface name is 0.3.0's).
+pub mod translator_v3 {
+    wit_bindgen::generate!({
+        path: "../../wit/0.3.0",
+        inline: "package mediaforge:sdk; world translator-v3 { import mediaforge:plugin/host@0.3.0; import mediaforge:plugin/llm@0.3.0; export mediaforge:plugin/translate@0.3.0; }",
+        world: "mediaforge:sdk/translator-v3",
+        pub_export_macro: true,
+        export_macro_name: "__export_translator_v3_world",
+        default_bindings_module: "mediaforge_plugin::bindings::translator_v3",
+        with: {
+            "mediaforge:plugin/types@0.3.0": crate::bindings::builder::mediaforge::plugin::types,
+            "mediaforge:plugin/facts@0.3.0": crate::bindings::translator::exports::mediaforge::plugin::translate,
+            "mediaforge:plugin/host@0.3.0": crate::bindings::recipe::mediaforge::plugin::host,
+        },
+        generate_all,
+    });
+}
+
+/// `configure` under 0.3.0's name, for recipe and translator components.
 pub mod configure_v3 {
     wit_bindgen::generate!({
         path: "../../wit/0.3.0",

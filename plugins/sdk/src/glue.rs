@@ -1,25 +1,35 @@
 //! What the `export_*!` macros call: the panic hook, the config read for every call, and the
 //! trait method. Generic, so the macros stay a few lines each.
 
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 use crate::{
-    CallbackRequest, CommandBuilder, FfmpegCommand, FfprobeCommand, InputFacts, JobEvent,
-    JobLayout, LogLevel, Next, ProbeConfig, RecipeInfo, Recipes, Refusal, StepResult, Task,
-    Translator, WebhookFormatter, parse_config,
+    Answer, CallbackRequest, CommandBuilder, FfmpegCommand, FfprobeCommand, InputFacts, JobEvent,
+    JobLayout, LogLevel, Next, OfferedRecipe, ProbeConfig, RecipeInfo, Recipes, Refusal,
+    StepResult, Task, Translator, WebhookFormatter, parse_config,
 };
 
-/// The host imports a world's component may use: 0.2.0's, or 0.3.0's for a recipe.
+/// The host imports a world's component may use: 0.2.0's, or 0.3.0's for a recipe or a
+/// translator.
 #[derive(Clone, Copy)]
-struct Host {
-    config: fn() -> String,
-    log: fn(LogLevel, &str),
+pub struct Host {
+    pub config: fn() -> String,
+    pub log: fn(LogLevel, &str),
 }
 
 const V2: Host = Host {
-    config: crate::config_json,
-    log: crate::log,
+    config: crate::bindings::builder::mediaforge::plugin::host::config,
+    log: crate::bindings::builder::mediaforge::plugin::host::log,
 };
+
+/// The imports of the world this component was entered through (set on every call, before the
+/// plugin's code runs). `crate::log` goes through it rather than naming one version's import:
+/// a component that imported both versions' `host` would fit neither world.
+static ENTERED: OnceLock<Host> = OnceLock::new();
+
+pub fn entered() -> Option<Host> {
+    ENTERED.get().copied()
+}
 
 const V3: Host = Host {
     config: crate::bindings::recipe::mediaforge::plugin::host::config,
@@ -53,6 +63,7 @@ fn config_of<C: serde::de::DeserializeOwned>(
     host: Host,
     check: fn(&C) -> Result<(), String>,
 ) -> Result<C, String> {
+    let _ = ENTERED.set(host);
     panic_hook(host);
     let config = parse_config::<C>(&(host.config)()).and_then(|c| check(&c).map(|()| c));
     if let Err(e) = &config {
@@ -92,22 +103,23 @@ pub fn build_probe<P: CommandBuilder>(
 }
 
 pub fn check_translator<P: Translator>() -> Result<(), String> {
-    config::<P::Config>(P::check_config).map(drop)
+    config_of::<P::Config>(V3, P::check_config).map(drop)
 }
 
-pub fn translate_task<P: Translator>(
+pub fn translate<P: Translator>(
     instructions: String,
     inputs: Vec<InputFacts>,
-) -> Result<Task, Refusal> {
-    let config = config(P::check_config).map_err(misconfigured("translator"))?;
-    P::translate_task(&config, instructions, inputs)
+    recipes: Vec<OfferedRecipe>,
+) -> Result<Answer, Refusal> {
+    let config = config_of(V3, P::check_config).map_err(misconfigured("translator"))?;
+    P::translate(&config, instructions, inputs, recipes)
 }
 
 pub fn translate_probe<P: Translator>(
     instructions: String,
     input: InputFacts,
 ) -> Result<ProbeConfig, Refusal> {
-    let config = config(P::check_config).map_err(misconfigured("translator"))?;
+    let config = config_of(V3, P::check_config).map_err(misconfigured("translator"))?;
     P::translate_probe(&config, instructions, input)
 }
 

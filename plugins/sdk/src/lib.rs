@@ -1,4 +1,5 @@
-//! The SDK for Mediaforge plugins (`docs/plugins.md`): the bindings of the WIT 0.2.0 contract,
+//! The SDK for Mediaforge plugins (`docs/plugins.md`): the bindings of the WIT contract (0.2.0
+//! for builders and formatters, 0.3.0 for translators and recipes),
 //! generated once; one trait and one export macro per world; strict typed config; and the
 //! sample inputs of `docs/plugins/samples/` as Rust values for tests.
 //!
@@ -33,7 +34,10 @@ pub use bindings::recipe::exports::mediaforge::plugin::recipes::{
     Next, ProbeStep, RecipeInfo, Step, StepResult, TextFile,
 };
 pub use bindings::translator::exports::mediaforge::plugin::translate::{InputFacts, StreamFacts};
-pub use bindings::translator::mediaforge::plugin::llm::{CompletionRequest, Message};
+pub use bindings::translator_v3::exports::mediaforge::plugin::translate::{
+    Answer, OfferedRecipe, RecipeCall,
+};
+pub use bindings::translator_v3::mediaforge::plugin::llm::{CompletionRequest, Message};
 
 use serde::de::DeserializeOwned;
 
@@ -73,6 +77,18 @@ pub trait Translator {
         instructions: String,
         inputs: Vec<InputFacts>,
     ) -> Result<Task, Refusal>;
+
+    /// What the host calls (WIT 0.3.0): a task, or one of the `recipes` the host offers
+    /// ([`Answer::Recipe`], run over every input). By default, [`Self::translate_task`]'s task.
+    fn translate(
+        config: &Self::Config,
+        instructions: String,
+        inputs: Vec<InputFacts>,
+        recipes: Vec<OfferedRecipe>,
+    ) -> Result<Answer, Refusal> {
+        let _ = recipes;
+        Self::translate_task(config, instructions, inputs).map(Answer::Task)
+    }
 
     fn translate_probe(
         config: &Self::Config,
@@ -116,21 +132,25 @@ pub trait Recipes {
     ) -> Result<Next, Refusal>;
 }
 
-/// A line in the host's log, under the plugin's world. Only in WebAssembly: natively there is
-/// no host (the generated import panics).
+/// A line in the host's log, under the plugin's world, through the `host` import of the world
+/// the host called (0.2.0's or 0.3.0's). Outside a call from the host (natively, in tests) it
+/// goes nowhere.
 pub fn log(level: LogLevel, message: &str) {
-    bindings::builder::mediaforge::plugin::host::log(level, message)
+    if let Some(host) = glue::entered() {
+        (host.log)(level, message)
+    }
 }
 
 /// The operator's `config` table as JSON, as the host gives it. Plugins get it parsed instead
 /// (their trait's `Config`); this is for a plugin that wraps another with a different config.
+/// Outside a call from the host, `{}`.
 pub fn config_json() -> String {
-    bindings::builder::mediaforge::plugin::host::config()
+    glue::entered().map_or_else(|| "{}".to_string(), |host| (host.config)())
 }
 
 /// One chat-completions call made by the host (translators the operator granted `llm`).
 pub fn complete(request: &CompletionRequest) -> Result<String, String> {
-    bindings::translator::mediaforge::plugin::llm::complete(request)
+    bindings::translator_v3::mediaforge::plugin::llm::complete(request)
 }
 
 impl CallbackRequest {
@@ -186,21 +206,23 @@ macro_rules! export_command_builder {
     };
 }
 
-/// Exports `$plugin` (a [`Translator`]) as the component's `translate` and `configure`.
+/// Exports `$plugin` (a [`Translator`]) as the component's `translate` and `configure` (WIT
+/// 0.3.0: the host offers it recipes; [`Translator::translate`] may answer with one).
 #[macro_export]
 macro_rules! export_translator {
     ($plugin:ty) => {
         #[cfg(target_arch = "wasm32")]
         const _: () = {
-            use $crate::bindings::translator::exports::mediaforge::plugin as exports;
-            use $crate::bindings::configure::exports::mediaforge::plugin::configure;
+            use $crate::bindings::translator_v3::exports::mediaforge::plugin as exports;
+            use $crate::bindings::configure_v3::exports::mediaforge::plugin::configure;
             struct Export;
             impl exports::translate::Guest for Export {
                 fn translate_task(
                     instructions: String,
                     inputs: Vec<$crate::InputFacts>,
-                ) -> Result<$crate::Task, $crate::Refusal> {
-                    $crate::glue::translate_task::<$plugin>(instructions, inputs)
+                    recipes: Vec<$crate::OfferedRecipe>,
+                ) -> Result<$crate::Answer, $crate::Refusal> {
+                    $crate::glue::translate::<$plugin>(instructions, inputs, recipes)
                 }
                 fn translate_probe(
                     instructions: String,
@@ -214,8 +236,8 @@ macro_rules! export_translator {
                     $crate::glue::check_translator::<$plugin>()
                 }
             }
-            $crate::bindings::translator::__export_translator_world!(Export with_types_in $crate::bindings::translator);
-            $crate::bindings::configure::__export_configure_world!(Export with_types_in $crate::bindings::configure);
+            $crate::bindings::translator_v3::__export_translator_v3_world!(Export with_types_in $crate::bindings::translator_v3);
+            $crate::bindings::configure_v3::__export_configure_v3_world!(Export with_types_in $crate::bindings::configure_v3);
         };
     };
 }

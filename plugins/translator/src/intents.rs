@@ -163,6 +163,8 @@ pub enum FormatHow {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Intent {
     Unsupported(String),
+    /// A named job of the host's recipe plugin (`src/recipes.rs`).
+    Recipe(String),
     OutputName(String),
     Thumb(Thumb),
     Frames(Frames),
@@ -431,6 +433,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
     let first = values(caps).next();
     let intent = match rule.intent.as_str() {
         "unsupported" => Some(Intent::Unsupported(args.join(" "))),
+        "recipe" => Some(Intent::Recipe(arg(0).to_string())),
         "output-name" => caps.iter().find_map(|c| match &c.cap {
             Cap::File(f) => Some(Intent::OutputName(f.clone())),
             _ => None,

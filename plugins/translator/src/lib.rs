@@ -19,6 +19,7 @@ pub mod numbers;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
+pub mod recipes;
 pub mod scope;
 pub mod tokens;
 pub mod typos;
@@ -29,7 +30,9 @@ mod policy_tests;
 #[cfg(test)]
 mod tests;
 
-pub use mediaforge_plugin::{InputFacts, ProbeConfig, Refusal, StreamFacts, Task};
+pub use mediaforge_plugin::{
+    Answer, InputFacts, OfferedRecipe, ProbeConfig, Refusal, StreamFacts, Task,
+};
 
 /// Examples quoted when nothing at all was understood.
 const EXAMPLES: &str = "convert to webm, extract the audio as mp3, remove the audio, resize to 720p, \
@@ -46,8 +49,25 @@ fn quoted(list: &[String]) -> String {
         .join(", ")
 }
 
-/// Translates a processing instruction; pure (no host calls), so tests can run it natively.
+/// Translates a processing instruction with no recipes on offer (a recipe asked for is
+/// refused as not offered); pure, like [`translate`].
 pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task, Refusal> {
+    match translate(instructions, inputs, &[])? {
+        Answer::Task(task) => Ok(task),
+        Answer::Recipe(call) => Err(Refusal {
+            message: format!("the recipe '{}' was not offered", call.name),
+            subject: None,
+        }),
+    }
+}
+
+/// Translates a processing instruction into a task, or into one of the `offered` recipes
+/// (`recipes`); pure (no host calls), so tests can run it natively.
+pub fn translate(
+    instructions: &str,
+    inputs: &[InputFacts],
+    offered: &[OfferedRecipe],
+) -> Result<Answer, Refusal> {
     let u = intents::understand(instructions);
     let unsupported = u.intents().find_map(|i| match i {
         intents::Intent::Unsupported(why) => Some(why.clone()),
@@ -126,7 +146,10 @@ pub fn translate_task(instructions: &str, inputs: &[InputFacts]) -> Result<Task,
             subject: u.unaccounted.first().cloned(),
         });
     }
-    plan::plan(&u, inputs).map_err(|why| {
+    if let Some(answer) = recipes::answer(&u, offered) {
+        return answer;
+    }
+    plan::plan(&u, inputs).map(Answer::Task).map_err(|why| {
         let mut message = format!("I understood {}, but {why}.", u.understood().join(", "));
         if !u.leftovers.is_empty() {
             message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
@@ -173,6 +196,15 @@ impl mediaforge_plugin::Translator for DefaultTranslator {
         inputs: Vec<InputFacts>,
     ) -> Result<Task, Refusal> {
         logged("translation", translate_task(&instructions, &inputs))
+    }
+
+    fn translate(
+        _config: &mediaforge_plugin::NoConfig,
+        instructions: String,
+        inputs: Vec<InputFacts>,
+        recipes: Vec<OfferedRecipe>,
+    ) -> Result<Answer, Refusal> {
+        logged("translation", translate(&instructions, &inputs, &recipes))
     }
 
     fn translate_probe(

@@ -790,3 +790,103 @@ fn held_out_misses_are_right_or_refused() {
         );
     }
 }
+
+/// The recipes the default recipe plugin offers, as the host offers them.
+fn offered() -> Vec<crate::OfferedRecipe> {
+    [
+        "hls",
+        "dash",
+        "storyboard",
+        "waveform",
+        "audiogram",
+        "loudness",
+        "analyze",
+    ]
+    .iter()
+    .map(|n| crate::OfferedRecipe {
+        name: n.to_string(),
+        description: String::new(),
+        params_schema: "{}".into(),
+    })
+    .collect()
+}
+
+fn answer(instructions: &str, inputs: &[&str]) -> Result<crate::Answer, String> {
+    let facts: Vec<_> = inputs.iter().map(|n| fixture(n)).collect();
+    crate::translate(instructions, &facts, &offered()).map_err(|r| r.message)
+}
+
+fn recipe_of(instructions: &str, inputs: &[&str]) -> (String, String) {
+    match answer(instructions, inputs) {
+        Ok(crate::Answer::Recipe(call)) => (call.name, call.params),
+        other => panic!("{instructions}: not a recipe: {other:?}"),
+    }
+}
+
+#[test]
+fn named_jobs_are_answered_with_their_recipe() {
+    for (said, recipe) in [
+        ("make it streamable", "hls"),
+        ("convert this to HLS for adaptive streaming", "hls"),
+        ("I need an adaptive bitrate ladder for my player", "hls"),
+        ("package it as MPEG-DASH", "dash"),
+        ("draw the waveform of the audio", "waveform"),
+        ("give me the waveform peaks for wavesurfer", "waveform"),
+        (
+            "make an audiogram from the podcast and its cover art",
+            "audiogram",
+        ),
+        (
+            "a video with an animated waveform over the picture",
+            "audiogram",
+        ),
+        (
+            "make a storyboard with a WebVTT file for the player",
+            "storyboard",
+        ),
+        ("trickplay thumbnails please", "storyboard"),
+        ("detect the scene changes", "analyze"),
+        ("find the silences and the black frames", "analyze"),
+        ("two-pass loudness normalization", "loudness"),
+    ] {
+        let inputs: &[&str] = if recipe == "audiogram" {
+            &["tone.wav", "image.png"]
+        } else {
+            &["clip.mp4"]
+        };
+        assert_eq!(recipe_of(said, inputs).0, recipe, "{said}");
+    }
+    let (_, params) = recipe_of("two-pass loudness normalization to -16 LUFS", &["clip.mp4"]);
+    assert_eq!(params, r#"{"i":-16.0}"#);
+}
+
+#[test]
+fn a_recipe_is_never_half_of_the_answer() {
+    // Something else asked beside a recipe is refused by name, not dropped.
+    let why = answer("make it streamable and add a fade in", &["clip.mp4"]).unwrap_err();
+    assert!(
+        why.contains("'hls' recipe") && why.contains("fade"),
+        "{why}"
+    );
+    let why = answer("draw the waveform and resize to 720p", &["clip.mp4"]).unwrap_err();
+    assert!(why.contains("cannot be combined"), "{why}");
+    // Two recipes at once.
+    let why = answer("make it HLS and draw the waveform", &["clip.mp4"]).unwrap_err();
+    assert!(why.contains("one at a time"), "{why}");
+    // Streaming to a server is out of scope, whatever else is asked.
+    let why = answer(
+        "make it HLS and stream it live to rtmp://x/y",
+        &["clip.mp4"],
+    )
+    .unwrap_err();
+    assert!(why.contains("cannot"), "{why}");
+    // A recipe the host does not offer (a 0.2.0 host, or an operator's own recipe plugin).
+    let why = refused("make it streamable", &["clip.mp4"]);
+    assert!(why.contains("does not offer"), "{why}");
+    // An unknown word beside a recipe still refuses.
+    let why = answer("make it streamable with quokkas", &["clip.mp4"]).unwrap_err();
+    assert!(why.contains("quokkas"), "{why}");
+    // A dash cam is not MPEG-DASH.
+    let t = task("compress my dash cam video", &["clip.mp4"]);
+    assert!(!argv(&t).contains("dash"), "{}", argv(&t));
+}

@@ -84,6 +84,8 @@ impl Wants {
         for intent in u.intents() {
             match intent.clone() {
                 Intent::Unsupported(why) => w.unsupported = Some(why),
+                // Answered (or refused) before a task is planned: `crate::recipes`.
+                Intent::Recipe(_) => {}
                 Intent::OutputName(n) => w.output_name = Some(n),
                 Intent::Thumb(t) => w.thumb = Some(t),
                 Intent::Frames(f) => w.frames = Some(f),

@@ -83,11 +83,15 @@ struct AskResponse {
     ok: bool,
     /// Whether the task ran (`run: true`).
     ran: bool,
-    generated_command: Task,
+    /// The task, or `{recipe}`: a recipe called over every input.
+    generated_command: crate::task::Generated,
     #[serde(skip_serializing_if = "Option::is_none")]
     command: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     decisions: Option<Vec<crate::plugins::types::PolicyDecision>>,
+    /// A recipe's dry run: the steps it runs first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<Vec<crate::recipes::StepReport>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<crate::usage::Estimate>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +102,13 @@ struct AskResponse {
     usage: Option<crate::usage::Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cache: Option<crate::cache::Outcome>,
+    /// A recipe's data (what it measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[salvo(schema(value_type = Option<Object>))]
+    data: Option<Value>,
+    /// A streaming recipe's playlist or manifest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    playback_url: Option<String>,
 }
 
 /// `submit_job`: POST /ffmpeg/process/async's body, and its `Idempotency-Key` header.
@@ -229,9 +240,11 @@ pub fn catalogue() -> &'static [Tool] {
                 "ask",
                 "Plain-language processing (beta): the instructions are translated into a task \
                  (returned as `generated_command`) with its dry run (`command`, `decisions`) and \
-                 `estimate`, nothing run; with `run: true` it then runs like `process`. A \
-                 request the translator cannot carry out in full is refused with what it did \
-                 not understand or cannot do.",
+                 `estimate`, nothing run; with `run: true` it then runs like `process`. A named \
+                 job (\"make it streamable\", \"draw the waveform\") is answered with a recipe \
+                 (`generated_command.recipe`, its first `steps`; run: its `data` and \
+                 `playback_url`). A request the translator cannot carry out in full is refused \
+                 with what it did not understand or cannot do.",
                 writes().open_world(true),
             ),
             tool::<AiProbeRequest, ProbeResponse>(
@@ -495,13 +508,16 @@ impl Tools {
                         ok: true,
                         ran: false,
                         generated_command: checked.generated_command,
-                        command: Some(checked.command),
-                        decisions: Some(checked.decisions),
+                        command: checked.command,
+                        decisions: checked.decisions,
+                        steps: checked.steps,
                         estimate: Some(checked.estimate),
                         quota: Some(checked.quota),
                         result: None,
                         usage: None,
                         cache: None,
+                        data: None,
+                        playback_url: None,
                     })
                 }
                 Some(Value::Bool(true)) => {
@@ -512,11 +528,14 @@ impl Tools {
                         generated_command: done.generated_command,
                         command: None,
                         decisions: None,
+                        steps: None,
                         estimate: None,
                         quota: None,
                         result: Some(done.result),
                         usage: Some(done.usage),
                         cache: Some(done.cache),
+                        data: done.data,
+                        playback_url: done.playback_url,
                     })
                 }
                 Some(_) => Err(AppError::BadRequest("run must be a boolean".into())),

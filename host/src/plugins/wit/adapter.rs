@@ -70,6 +70,30 @@ macro_rules! facts_to_wit {
     };
 }
 
+/// The `llm` import, as every version with a translator has it (the invoking file's `wit_llm`).
+macro_rules! llm_host {
+    () => {
+        impl wit_llm::Host for State {
+            async fn complete(
+                &mut self,
+                request: wit_llm::CompletionRequest,
+            ) -> Result<String, String> {
+                let request = CompletionRequest {
+                    messages: request
+                        .messages
+                        .into_iter()
+                        .map(|m| (m.role, m.content))
+                        .collect(),
+                    json_schema: request.json_schema,
+                    max_tokens: request.max_tokens,
+                    temperature: request.temperature,
+                };
+                self.llm_complete(request).await
+            }
+        }
+    };
+}
+
 macro_rules! adapter {
     () => {
         /// The host interfaces this version's components may import.
@@ -91,24 +115,7 @@ macro_rules! adapter {
             }
         }
 
-        impl wit_llm::Host for State {
-            async fn complete(
-                &mut self,
-                request: wit_llm::CompletionRequest,
-            ) -> Result<String, String> {
-                let request = CompletionRequest {
-                    messages: request
-                        .messages
-                        .into_iter()
-                        .map(|m| (m.role, m.content))
-                        .collect(),
-                    json_schema: request.json_schema,
-                    max_tokens: request.max_tokens,
-                    temperature: request.temperature,
-                };
-                self.llm_complete(request).await
-            }
-        }
+        llm_host!();
 
         component!(
             Builder,

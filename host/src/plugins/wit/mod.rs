@@ -13,7 +13,8 @@ use wasmtime::Store;
 use wasmtime::component::{Component, InstancePre, Linker};
 
 use super::types::{
-    BuiltCommand, BuiltProbe, CallbackRequest, InputFacts, JobEvent, Refusal, StagedInput,
+    BuiltCommand, BuiltProbe, CallbackRequest, InputFacts, JobEvent, OfferedRecipe, Refusal,
+    StagedInput, Translation,
 };
 use super::{State, World};
 use crate::task::{ProbeConfig, Task};
@@ -108,6 +109,7 @@ impl Linked {
             Linked::Builder(Builder::V0_2_0(b)) => b.instantiate(store).await,
             Linked::Translator(Translator::V0_1_0(t)) => t.instantiate(store).await,
             Linked::Translator(Translator::V0_2_0(t)) => t.instantiate(store).await,
+            Linked::Translator(Translator::V0_3_0(t)) => t.instantiate(store).await,
             Linked::Formatter(Formatter::V0_1_0(f)) => f.instantiate(store).await,
             Linked::Formatter(Formatter::V0_2_0(f)) => f.instantiate(store).await,
             Linked::Recipe(r) => r.instantiate(store).await,
@@ -126,6 +128,7 @@ impl Linked {
             Linked::Builder(Builder::V0_2_0(b)) => b.check_config(store, instance).await,
             Linked::Translator(Translator::V0_1_0(t)) => t.check_config(store, instance).await,
             Linked::Translator(Translator::V0_2_0(t)) => t.check_config(store, instance).await,
+            Linked::Translator(Translator::V0_3_0(t)) => t.check_config(store, instance).await,
             Linked::Formatter(Formatter::V0_1_0(f)) => f.check_config(store, instance).await,
             Linked::Formatter(Formatter::V0_2_0(f)) => f.check_config(store, instance).await,
             Linked::Recipe(r) => r.check_config(store, instance).await,
@@ -235,6 +238,7 @@ impl Builder {
 pub enum Translator {
     V0_1_0(v0_1_0::Translator),
     V0_2_0(v0_2_0::Translator),
+    V0_3_0(v0_3_0::Translator),
 }
 
 impl Translator {
@@ -242,20 +246,27 @@ impl Translator {
         match version {
             Version::V0_1_0 => v0_1_0::Translator::new(pre).map(Translator::V0_1_0),
             Version::V0_2_0 => v0_2_0::Translator::new(pre).map(Translator::V0_2_0),
-            Version::V0_3_0 => Err(absent(version)),
+            Version::V0_3_0 => v0_3_0::Translator::new(pre).map(Translator::V0_3_0),
         }
     }
 
+    /// A task, or a recipe of `offered` (only 0.3.0 is told of recipes; older versions
+    /// answer with a task).
     pub async fn translate_task(
         &self,
         store: &mut Store<State>,
         instructions: &str,
         inputs: &[InputFacts],
-    ) -> wasmtime::Result<Result<Task, Refusal>> {
-        match self {
+        offered: &[OfferedRecipe],
+    ) -> wasmtime::Result<Result<Translation, Refusal>> {
+        let task = match self {
             Translator::V0_1_0(t) => t.translate_task(store, instructions, inputs).await,
             Translator::V0_2_0(t) => t.translate_task(store, instructions, inputs).await,
-        }
+            Translator::V0_3_0(t) => {
+                return t.translate_task(store, instructions, inputs, offered).await;
+            }
+        };
+        Ok(task?.map(Translation::Task))
     }
 
     pub async fn translate_probe(
@@ -267,6 +278,7 @@ impl Translator {
         match self {
             Translator::V0_1_0(t) => t.translate_probe(store, instructions, input).await,
             Translator::V0_2_0(t) => t.translate_probe(store, instructions, input).await,
+            Translator::V0_3_0(t) => t.translate_probe(store, instructions, input).await,
         }
     }
 }

@@ -1,5 +1,5 @@
-//! The adapter of `mediaforge:plugin@0.3.0` (`wit/0.3.0/plugin.wit`), whose one new world is
-//! `recipe`. Its `types` are 0.1.0's unchanged (the generated records are shared, `with`, and so
+//! The adapter of `mediaforge:plugin@0.3.0` (`wit/0.3.0/plugin.wit`), whose new worlds are
+//! `recipe` and a `translator` that may answer with a recipe. Its `types` are 0.1.0's unchanged (the generated records are shared, `with`, and so
 //! are their conversions); its `host` is the same two functions under the new version's name, and
 //! its `facts` the translator's records under a types-only interface of their own (bindgen's
 //! `with` takes only imported interfaces; their conversion is the shared `facts_to_wit!`).
@@ -8,47 +8,85 @@ use wasmtime::Store;
 use wasmtime::component::{HasSelf, InstancePre, Linker};
 
 use super::v0_1_0::{from_wit_probe, from_wit_refusal, from_wit_task};
-use crate::plugins::types::{InputFacts, RecipeInfo, RecipePlan, RecipeStep, Refusal, StepResult};
+use crate::plugins::types::{
+    CompletionRequest, InputFacts, OfferedRecipe, RecipeInfo, RecipePlan, RecipeStep, Refusal,
+    StepResult, Translation,
+};
 use crate::plugins::{State, World};
+use crate::task::ProbeConfig;
 
 mod bindings {
-    wasmtime::component::bindgen!({
-        path: "../wit/0.3.0",
-        inline: "
-            package mediaforge:host-v0-3-0;
-            world recipe {
-                import mediaforge:plugin/host@0.3.0;
-                export mediaforge:plugin/recipes@0.3.0;
-            }
-        ",
-        world: "mediaforge:host-v0-3-0/recipe",
-        imports: { default: async },
-        exports: { default: async },
-        with: {
-            "mediaforge:plugin/types@0.3.0": crate::plugins::wit::v0_1_0::bindings::builder::mediaforge::plugin::types,
-        },
-    });
+    pub mod recipe {
+        wasmtime::component::bindgen!({
+            path: "../wit/0.3.0",
+            inline: "
+                package mediaforge:host-v0-3-0;
+                world recipe {
+                    import mediaforge:plugin/host@0.3.0;
+                    export mediaforge:plugin/recipes@0.3.0;
+                }
+            ",
+            world: "mediaforge:host-v0-3-0/recipe",
+            imports: { default: async },
+            exports: { default: async },
+            with: {
+                "mediaforge:plugin/types@0.3.0": crate::plugins::wit::v0_1_0::bindings::builder::mediaforge::plugin::types,
+            },
+        });
+    }
+
+    pub mod translator {
+        wasmtime::component::bindgen!({
+            path: "../wit/0.3.0",
+            inline: "
+                package mediaforge:host-v0-3-0;
+                world translator {
+                    import mediaforge:plugin/host@0.3.0;
+                    import mediaforge:plugin/llm@0.3.0;
+                    export mediaforge:plugin/translate@0.3.0;
+                }
+            ",
+            world: "mediaforge:host-v0-3-0/translator",
+            imports: { default: async },
+            exports: { default: async },
+            with: {
+                "mediaforge:plugin/types@0.3.0": crate::plugins::wit::v0_1_0::bindings::builder::mediaforge::plugin::types,
+                "mediaforge:plugin/host@0.3.0": super::recipe::mediaforge::plugin::host,
+                "mediaforge:plugin/facts@0.3.0": super::recipe::mediaforge::plugin::facts,
+            },
+        });
+    }
 }
 
 use super::v0_1_0::bindings::builder::mediaforge::plugin::types;
-use bindings::exports::mediaforge::plugin::recipes as wit_recipes;
-use bindings::mediaforge::plugin::facts as wit_facts;
-use bindings::mediaforge::plugin::host as wit_host;
+use bindings::recipe::exports::mediaforge::plugin::recipes as wit_recipes;
+use bindings::recipe::mediaforge::plugin::facts as wit_facts;
+use bindings::recipe::mediaforge::plugin::host as wit_host;
+use bindings::translator::exports::mediaforge::plugin::translate as wit_translate;
+use bindings::translator::mediaforge::plugin::llm as wit_llm;
 
 /// The contract this adapter speaks, for telling an author how their component differs.
 pub const WIT: &str = include_str!("../../../../wit/0.3.0/plugin.wit");
 
 const CONFIGURE: &str = "mediaforge:plugin/configure@0.3.0";
 
-/// The interface a component exports to implement `world` in this version: only `recipe` is
-/// new here.
+/// The interface a component exports to implement `world` in this version: `recipe` and the
+/// translator are new here.
 pub fn export(world: World) -> Option<&'static str> {
-    (world == World::Recipe).then_some("mediaforge:plugin/recipes@0.3.0")
+    match world {
+        World::Recipe => Some("mediaforge:plugin/recipes@0.3.0"),
+        World::Translator => Some("mediaforge:plugin/translate@0.3.0"),
+        World::CommandBuilder | World::WebhookFormatter => None,
+    }
 }
 
-pub fn add_imports(linker: &mut Linker<State>, _world: World) -> wasmtime::Result<()> {
+pub fn add_imports(linker: &mut Linker<State>, world: World) -> wasmtime::Result<()> {
     wit_host::add_to_linker::<State, HasSelf<State>>(linker, |s| s)?;
-    wit_facts::add_to_linker::<State, HasSelf<State>>(linker, |s| s)
+    wit_facts::add_to_linker::<State, HasSelf<State>>(linker, |s| s)?;
+    if world == World::Translator {
+        wit_llm::add_to_linker::<State, HasSelf<State>>(linker, |s| s)?;
+    }
+    Ok(())
 }
 
 impl wit_host::Host for State {
@@ -63,6 +101,8 @@ impl wit_host::Host for State {
 
 impl wit_facts::Host for State {}
 
+llm_host!();
+
 async fn check_config(
     pre: &InstancePre<State>,
     instance: &wasmtime::component::Instance,
@@ -73,8 +113,8 @@ async fn check_config(
 
 component!(
     Recipe,
-    bindings::RecipePre<State>,
-    bindings::Recipe,
+    bindings::recipe::RecipePre<State>,
+    bindings::recipe::Recipe,
     "A recipe component of this version."
 );
 
@@ -120,6 +160,61 @@ impl Recipe {
             .call_plan(store, recipe, params, &inputs, &results)
             .await?;
         Ok(plan.map(from_wit_plan).map_err(from_wit_refusal))
+    }
+}
+
+component!(
+    Translator,
+    bindings::translator::TranslatorPre<State>,
+    bindings::translator::Translator,
+    "A translator component of this version: its answer may be a recipe."
+);
+
+impl Translator {
+    pub async fn translate_task(
+        &self,
+        store: &mut Store<State>,
+        instructions: &str,
+        inputs: &[InputFacts],
+        offered: &[OfferedRecipe],
+    ) -> wasmtime::Result<Result<Translation, Refusal>> {
+        let inputs: Vec<_> = inputs.iter().map(to_wit_facts).collect();
+        let offered: Vec<_> = offered
+            .iter()
+            .map(|r| wit_translate::OfferedRecipe {
+                name: r.name.clone(),
+                description: r.description.clone(),
+                params_schema: r.params_schema.clone(),
+            })
+            .collect();
+        let plugin = self.0.instantiate_async(&mut *store).await?;
+        let answer = plugin
+            .mediaforge_plugin_translate()
+            .call_translate_task(store, instructions, &inputs, &offered)
+            .await?;
+        Ok(answer
+            .map(|a| match a {
+                wit_translate::Answer::Task(t) => Translation::Task(from_wit_task(t)),
+                wit_translate::Answer::Recipe(r) => Translation::Recipe {
+                    name: r.name,
+                    params: r.params,
+                },
+            })
+            .map_err(from_wit_refusal))
+    }
+
+    pub async fn translate_probe(
+        &self,
+        store: &mut Store<State>,
+        instructions: &str,
+        input: &InputFacts,
+    ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
+        let plugin = self.0.instantiate_async(&mut *store).await?;
+        let probe = plugin
+            .mediaforge_plugin_translate()
+            .call_translate_probe(store, instructions, &to_wit_facts(input))
+            .await?;
+        Ok(probe.map(from_wit_probe).map_err(from_wit_refusal))
     }
 }
 

@@ -1,7 +1,8 @@
 //! A recipe plugin that asks the host for what no step may do, one recipe an attempt: read a
 //! host file through a filter, name a host path or a URL as a step's input, write a file outside
 //! the output directory, keep an analysis's output, and never finish. The host must fail each
-//! recipe naming the step, and keep nothing it should not.
+//! recipe naming the step, and keep nothing it should not. Loaded as an extra recipe plugin, its
+//! `thumbnails` (which only says so) replaces the built-in one of that name.
 
 use mediaforge_plugin::serde_json::{Value, json};
 use mediaforge_plugin::{
@@ -18,6 +19,7 @@ const NAMES: &[&str] = &[
     "escape",
     "kept-analysis",
     "endless",
+    "thumbnails",
 ];
 
 fn task(input: &str, graph: Option<&str>, file: &str, options: &[&str]) -> Task {
@@ -60,6 +62,11 @@ impl Recipes for Hostile {
         inputs: Vec<InputFacts>,
         results: Vec<StepResult>,
     ) -> Result<Next, Refusal> {
+        if recipe == "thumbnails" {
+            return Ok(Next::Done(
+                json!({"planned_by": "hostile-recipe"}).to_string(),
+            ));
+        }
         let me = inputs[0].name.as_str();
         // A harmless first step, so the failing one is step 2.
         if results.is_empty() && recipe != "endless" {

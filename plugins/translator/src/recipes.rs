@@ -1,0 +1,73 @@
+//! Answers that are one of the host's recipes (WIT 0.3.0, `docs/natural-language.md`): "make it
+//! streamable" is the `hls` recipe, "draw the waveform" the `waveform` one. A recipe answers
+//! only when it is offered and is the whole request: a recipe runs on its own, so anything else
+//! asked beside it is refused by name rather than dropped.
+
+use mediaforge_plugin::serde_json::{Value, json};
+use mediaforge_plugin::{Answer, OfferedRecipe, RecipeCall, Refusal};
+
+use crate::intents::{Intent, Understanding};
+
+/// `None`: no recipe was asked for. Otherwise the recipe call, or why it cannot be answered.
+pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Answer, Refusal>> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    for (intent, words) in &u.heard {
+        if let Intent::Recipe(name) = intent {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+            said.push(format!("\"{words}\""));
+        }
+    }
+    let name = *names.first()?;
+    let refuse = |message: String| {
+        Some(Err(Refusal {
+            message,
+            subject: Some(name.to_string()),
+        }))
+    };
+    if names.len() > 1 {
+        return refuse(format!(
+            "I understood {}, which are the separate recipes {}; each runs on its own, so ask for one at a time. Nothing was run.",
+            said.join(", "),
+            names
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+    if !offered.iter().any(|r| r.name == name) {
+        return refuse(format!(
+            "I understood {} (the '{name}' recipe), but this service does not offer that recipe. Nothing was run.",
+            said.join(", ")
+        ));
+    }
+    let mut params = json!({});
+    let mut others = Vec::new();
+    for (intent, words) in &u.heard {
+        match intent {
+            Intent::Recipe(_) => {}
+            // "two-pass loudness normalisation to -16 LUFS": the target is the recipe's.
+            Intent::Normalize(target) if name == "loudness" => {
+                if let Some(i) = target {
+                    params["i"] = json!(i);
+                }
+            }
+            other if other.is_action() => others.push(format!("\"{words}\"")),
+            _ => {}
+        }
+    }
+    if !others.is_empty() {
+        return refuse(format!(
+            "I understood {} (the '{name}' recipe, which runs on its own) and also {}; a recipe cannot be combined with other changes in one request. Ask for the recipe alone, or for the changes first and then the recipe on their result. Nothing was run.",
+            said.join(", "),
+            others.join(", ")
+        ));
+    }
+    Some(Ok(Answer::Recipe(RecipeCall {
+        name: name.to_string(),
+        params: Value::to_string(&params),
+    })))
+}
