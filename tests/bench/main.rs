@@ -582,7 +582,7 @@ async fn translator() {
         let ok = if case["endpoint"] == "probe" {
             host.translate_probe(text, &inputs[0]).await.is_ok()
         } else {
-            host.translate_task(text, &inputs).await.is_ok()
+            host.translate_task(text, &inputs, &[]).await.is_ok()
         };
         n += 1;
         let should_refuse = case["expect"]["status"] == 400;
