@@ -149,6 +149,17 @@ pub fn translate(
     if let Some(answer) = recipes::answer(&u, offered) {
         return answer;
     }
+    // A word naming a job no task does ("with a vtt file" beside thumbnails) that no rule used:
+    // a task would answer as if that part were done.
+    if let Some(part) = recipes::unused_job_words(&u) {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not what \"{part}\" asks for, so I did not run anything rather than leave part of the request undone.",
+                u.understood().join(", ")
+            ),
+            subject: Some(part),
+        });
+    }
     plan::plan(&u, inputs).map(Answer::Task).map_err(|why| {
         let mut message = format!("I understood {}, but {why}.", u.understood().join(", "));
         if !u.leftovers.is_empty() {

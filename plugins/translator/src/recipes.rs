@@ -71,3 +71,16 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
         params: Value::to_string(&params),
     })))
 }
+
+/// The first unused words (`Understanding::leftovers`) holding a word of `@named_job`.
+pub fn unused_job_words(u: &Understanding) -> Option<String> {
+    let lex = crate::lexicon::lexicon();
+    let named = &lex.classes["named_job"];
+    u.leftovers
+        .iter()
+        .find(|run| {
+            run.split(' ')
+                .any(|w| named.iter().any(|p| p.len() == 1 && p[0] == w))
+        })
+        .cloned()
+}

@@ -848,6 +848,12 @@ fn named_jobs_are_answered_with_their_recipe() {
         ("detect the scene changes", "analyze"),
         ("find the silences and the black frames", "analyze"),
         ("two-pass loudness normalization", "loudness"),
+        (
+            "normalize loudness to -23 LUFS using two passes",
+            "loudness",
+        ),
+        ("draw the audio wave", "waveform"),
+        ("make a DASH manifest for this video", "dash"),
     ] {
         let inputs: &[&str] = if recipe == "audiogram" {
             &["tone.wav", "image.png"]
@@ -886,6 +892,15 @@ fn a_recipe_is_never_half_of_the_answer() {
     // An unknown word beside a recipe still refuses.
     let why = answer("make it streamable with quokkas", &["clip.mp4"]).unwrap_err();
     assert!(why.contains("quokkas"), "{why}");
+    // A word naming a job no task does is not dropped beside a task (held-out, 2026-11-26).
+    let why = answer(
+        "create preview thumbnails for the seek bar with a vtt file",
+        &["clip.mp4"],
+    )
+    .unwrap_err();
+    assert!(why.contains("subtitle file"), "{why}");
+    let why = refused("make thumbnails and a webvtt playlist", &["clip.mp4"]);
+    assert!(why.contains("webvtt") || why.contains("playlist"), "{why}");
     // A dash cam is not MPEG-DASH.
     let t = task("compress my dash cam video", &["clip.mp4"]);
     assert!(!argv(&t).contains("dash"), "{}", argv(&t));

@@ -98,6 +98,9 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             "a still picture cannot be repeated; ask for a video of a given length instead",
         ));
     }
+    // Subtitles asked for without a subtitle file are refused whatever the output (a still
+    // would otherwise come back as if they were not asked for).
+    p.subtitle_input()?;
     p.span = p.span()?;
     p.build()
 }
