@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::auth::{Authenticator, hash_key};
+use crate::auth::{Authenticator, hash_key, prefix_of};
 use crate::config::{Backend, Config, Plan};
 use crate::db::{Account, Db};
 use crate::error::{AppError, AppResult};
@@ -59,7 +59,8 @@ impl AppState {
                     name: account.name.clone(),
                     plan: account.plan.clone(),
                 },
-                &[hash_key(&account.api_key)],
+                &[(hash_key(&account.api_key), prefix_of(&account.api_key))],
+                crate::clock::now_ms(),
             )
             .await?;
         }

@@ -116,6 +116,11 @@ pub enum AppError {
     DownloadUrlExpired,
     #[error("Invalid URL signature")]
     BadSignature,
+    /// A `read` key on a route that changes something (`api::require_account`).
+    #[error(
+        "This API key is read-only (scope read): it may list, download, probe and view jobs, not change anything"
+    )]
+    ReadOnlyKey,
 
     // 404
     #[error("Directory not found")]
@@ -131,6 +136,10 @@ pub enum AppError {
     JobNotFound,
     #[error("Recipe '{0}' not found (GET /recipes lists them)")]
     RecipeNotFound(String),
+    #[error("Account '{0}' not found")]
+    AccountNotFound(String),
+    #[error("API key '{0}' not found")]
+    KeyNotFound(String),
     #[error("The output directory expired before the task finished; its outputs were discarded")]
     OutputDirectoryExpired,
     #[error("Not found")]
@@ -153,6 +162,8 @@ pub enum AppError {
     AlreadyUploaded,
     #[error("Another upload to this file is in progress")]
     UploadInProgress,
+    #[error("Account '{0}' already exists")]
+    AccountExists(String),
     /// A tus PATCH at another offset than the upload's.
     #[error("Upload-Offset does not match the upload's offset ({expected})")]
     TusOffset { expected: u64 },
@@ -293,13 +304,16 @@ impl AppError {
             | UrlTooLarge(_)
             | UploadUrlExpired
             | DownloadUrlExpired
-            | BadSignature => StatusCode::FORBIDDEN,
+            | BadSignature
+            | ReadOnlyKey => StatusCode::FORBIDDEN,
             DirectoryNotFound
             | FileNotFound
             | FileMissing
             | NotUploaded
             | JobNotFound
             | RecipeNotFound(_)
+            | AccountNotFound(_)
+            | KeyNotFound(_)
             | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
@@ -307,6 +321,7 @@ impl AppError {
             | JobNotCancellable(_)
             | AlreadyUploaded
             | UploadInProgress
+            | AccountExists(_)
             | TusOffset { .. } => StatusCode::CONFLICT,
             TusChecksum => StatusCode::from_u16(460).expect("a valid status"),
             TusPastLength(_) => StatusCode::PAYLOAD_TOO_LARGE,

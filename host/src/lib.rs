@@ -7,9 +7,11 @@
 //! `pipeline`, `cache`, `translate`, `metering`) → `storage`, `db`, `net`, `plugins`, `media` (sandbox
 //! and runner); `task`, `usage`, `names`, `clock` are plain values any layer uses.
 
+pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod backup;
 pub mod cache;
 pub mod clock;
 pub mod config;
@@ -24,6 +26,7 @@ pub mod metering;
 pub mod metrics;
 pub mod names;
 pub mod net;
+pub mod operator_cli;
 pub mod pipeline;
 pub mod plugin_commands;
 pub mod plugin_template;

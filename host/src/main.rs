@@ -1,6 +1,6 @@
 //! The `mediaforge` command: `serve` runs the server; `plugin check` and `plugin run` check or
 //! call a component without a server, `plugin new` starts one; `mcp` bridges a stdio MCP client
-//! to a server's `/mcp`.
+//! to a server's `/mcp`; `accounts`, `keys` and `audit` call a running server's operator API.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         ["serve"] => serve(None),
-        ["serve", "--config", file] => serve(Some(PathBuf::from(file))),
+        ["serve", "--config", file] => serve(Some(file)),
         ["plugin", "check", file, options @ ..] => match flags(options, &["--world", "--config"]) {
             Some(flags) => plugin_check(file, &flags),
             None => usage(),
@@ -44,6 +44,11 @@ fn main() -> ExitCode {
         ["mcp", "--url", url, "--key-env", var] | ["mcp", "--key-env", var, "--url", url] => {
             mcp_bridge(url, var)
         }
+        ["accounts" | "keys" | "audit" | "backup", ..] => operator(&args),
+        ["restore", from] => restore(from, None),
+        ["restore", from, "--config", file] | ["restore", "--config", file, from] => {
+            restore(from, Some(file))
+        }
         ["--version"] | ["-V"] => {
             println!("mediaforge {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -53,8 +58,85 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("{USAGE}");
+    eprintln!("{USAGE}\n{}", mediaforge::operator_cli::USAGE);
     ExitCode::from(2)
+}
+
+/// `restore`: a backup into the config's fresh database and store, no server running.
+fn restore(from: &str, config: Option<&str>) -> ExitCode {
+    let cfg = match config_or_default(config) {
+        Ok(cfg) => cfg,
+        Err(code) => return code,
+    };
+    match server_runtime().block_on(mediaforge::backup::restore(
+        &cfg,
+        std::path::Path::new(from),
+    )) {
+        Ok(restored) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&restored).unwrap_or_default()
+            );
+            if restored.missing.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "mediaforge: {} object(s) of the backup are missing; their files have no bytes",
+                    restored.missing.len()
+                );
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("mediaforge: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `accounts`, `keys`, `audit`, `backup`: one call of the running server's operator API, its answer
+/// printed as JSON.
+fn operator(args: &[&str]) -> ExitCode {
+    // `--config FILE` and `--url URL` may stand anywhere after the command.
+    let mut rest: Vec<&str> = Vec::new();
+    let (mut config, mut url) = (None, None);
+    let mut i = 0;
+    while i < args.len() {
+        match (args[i], args.get(i + 1)) {
+            ("--config", Some(v)) if config.is_none() => config = Some(*v),
+            ("--url", Some(v)) if url.is_none() => url = Some(*v),
+            (arg, _) => {
+                rest.push(arg);
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    let Some(call) = mediaforge::operator_cli::parse(&rest) else {
+        return usage();
+    };
+    let cfg = match config_or_default(config) {
+        Ok(cfg) => cfg,
+        Err(code) => return code,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    match runtime.block_on(mediaforge::operator_cli::run(&cfg, url, call)) {
+        Ok(answer) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&answer).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mediaforge: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `--name value` pairs, each of `allowed` at most once; `None` on anything else.
@@ -85,27 +167,36 @@ fn flag<'a>(flags: &[(&str, &'a str)], name: &str) -> Option<&'a str> {
     flags.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
-fn serve(config: Option<PathBuf>) -> ExitCode {
-    keep_freed_memory();
-    init_tracing();
-    let given = config.is_some();
-    let path = config.unwrap_or_else(|| PathBuf::from("config/mediaforge.toml"));
-    let cfg = match mediaforge::config::Config::load(&path, given) {
-        Ok(cfg) => cfg,
-        Err(e) => {
-            eprintln!("mediaforge: {e:#}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The config file `given` (else the default, `config/mediaforge.toml`); an error is printed
+/// and is the exit status 2.
+fn config_or_default(given: Option<&str>) -> Result<mediaforge::config::Config, ExitCode> {
+    let path = PathBuf::from(given.unwrap_or("config/mediaforge.toml"));
+    mediaforge::config::Config::load(&path, given.is_some()).map_err(|e| {
+        eprintln!("mediaforge: {e:#}");
+        ExitCode::from(2)
+    })
+}
+
+/// The runtime the server's own code runs on (`serve`, `restore`).
+fn server_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // Unoptimised builds move large futures through the stack (a request's whole pipeline
         // is one future); tokio's 2 MiB default overflowed in the debug build the tests run.
         // Only touched pages are committed, so a release build pays nothing for the room.
         .thread_stack_size(8 * 1024 * 1024)
         .build()
-        .expect("tokio runtime");
-    match runtime.block_on(mediaforge::api::serve::serve(cfg)) {
+        .expect("tokio runtime")
+}
+
+fn serve(config: Option<&str>) -> ExitCode {
+    keep_freed_memory();
+    init_tracing();
+    let cfg = match config_or_default(config) {
+        Ok(cfg) => cfg,
+        Err(code) => return code,
+    };
+    match server_runtime().block_on(mediaforge::api::serve::serve(cfg)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mediaforge: {e:#}");

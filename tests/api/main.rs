@@ -1,7 +1,9 @@
 //! Black-box tests: each starts the real `mediaforge` binary on a free port with its own data
 //! directory, and talks HTTP to it. Media is made by ffmpeg's lavfi sources at test time.
 
+mod accounts;
 mod ai;
+mod backup;
 mod cache;
 mod edge;
 mod example_plugins;

@@ -9,7 +9,8 @@ use super::schemas::{
     CreateFileResponse, DeleteFileResponse, Download, DownloadResponse, FileInfo, FileInfoResponse,
     FilePath, FileRecord as FileView, Upload,
 };
-use super::{account, body_value, from_value, max_body, state};
+use super::{account, body_value, caller, from_value, max_body, state};
+use crate::accounts::{self, Actor};
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{Account, FileRecord};
@@ -188,6 +189,7 @@ async fn download(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Downlo
 pub async fn delete_of(
     state: &AppState,
     account: &Account,
+    actor: &Actor,
     dir_id: &str,
     file_name: &str,
 ) -> AppResult<DeleteFileResponse> {
@@ -195,6 +197,7 @@ pub async fn delete_of(
     if !files::delete(state, &file.dir_id, &file.file_name).await? {
         return Err(AppError::FileMissing);
     }
+    accounts::audit(state, actor, "file.delete", &path_of(&file)).await;
     Ok(DeleteFileResponse {
         ok: true,
         deleted: FilePath {
@@ -207,7 +210,8 @@ pub async fn delete_of(
 async fn remove(req: &mut Request, depot: &mut Depot) -> AppResult<Json<DeleteFileResponse>> {
     let state = state(depot);
     let (dir_id, file_name) = path_params(req);
+    let actor = Actor::caller(&caller(depot), req.remote_addr().to_string());
     Ok(Json(
-        delete_of(&state, &account(depot), &dir_id, &file_name).await?,
+        delete_of(&state, &account(depot), &actor, &dir_id, &file_name).await?,
     ))
 }

@@ -21,7 +21,10 @@ pub fn router() -> Router {
 }
 
 pub fn operator_router() -> Router {
-    Router::new().hoop(operator_listener).push(router())
+    Router::new()
+        .hoop(operator_listener)
+        .push(router())
+        .push(super::operator::router())
 }
 
 /// Marks requests that came through the operator listener.
@@ -34,7 +37,7 @@ const OPERATOR: &str = "operator";
 
 /// Whether the request may see operator figures: through the operator listener, or with
 /// `Authorization: Bearer <server.operator_token>` (compared in constant time).
-fn is_operator(state: &AppState, req: &Request, depot: &Depot) -> bool {
+pub fn is_operator(state: &AppState, req: &Request, depot: &Depot) -> bool {
     if depot.get::<bool>(OPERATOR).is_ok_and(|v| *v) {
         return true;
     }

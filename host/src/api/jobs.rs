@@ -13,7 +13,8 @@ use super::process::task_from;
 use super::schemas::{
     Accepted, JobEntry, JobList, JobView, Message, Pagination, RecipeOfJob, WebhookView,
 };
-use super::{account, body_value, max_body, state};
+use super::{account, body_value, caller, max_body, state};
+use crate::accounts::{self, Actor};
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{Account, Job, JobStatus, ListQuery, Priority};
@@ -223,7 +224,12 @@ async fn show(req: &mut Request, depot: &mut Depot) -> AppResult<Json<JobView>> 
 }
 
 /// DELETE /job/{job_id} (and the MCP tool `cancel_job`).
-pub async fn cancel_of(state: &AppState, account: &Account, id: &str) -> AppResult<Message> {
+pub async fn cancel_of(
+    state: &AppState,
+    account: &Account,
+    actor: &Actor,
+    id: &str,
+) -> AppResult<Message> {
     // DELETE documents no 403: another account's job is simply not found.
     let job = match owned_job(state, account, id).await {
         Err(AppError::JobForbidden) => return Err(AppError::JobNotFound),
@@ -232,6 +238,7 @@ pub async fn cancel_of(state: &AppState, account: &Account, id: &str) -> AppResu
     // One statement that re-checks `pending`: a cancel racing a worker's claim ends in
     // exactly one of the two.
     if state.db.cancel_job(&job.job_id, clock::now_ms()).await? {
+        accounts::audit(state, actor, "job.cancel", &job.job_id).await;
         return Ok(Message {
             ok: true,
             message: "Job cancelled successfully".into(),
@@ -248,8 +255,9 @@ pub async fn cancel_of(state: &AppState, account: &Account, id: &str) -> AppResu
 
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 404, 409, 429, 500), security(("api_key" = [])))]
 async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>> {
+    let actor = Actor::caller(&caller(depot), req.remote_addr().to_string());
     Ok(Json(
-        cancel_of(&state(depot), &account(depot), &job_id(req)).await?,
+        cancel_of(&state(depot), &account(depot), &actor, &job_id(req)).await?,
     ))
 }
 

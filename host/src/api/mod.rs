@@ -10,6 +10,7 @@ pub mod health;
 pub mod jobs;
 pub mod legacy;
 pub mod mcp;
+pub mod operator;
 mod pace;
 pub mod probe;
 pub mod process;
@@ -29,7 +30,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::app::AppState;
-use crate::db::Account;
+use crate::db::{Account, KeyScope};
 use crate::error::{AppError, AppResult};
 
 pub fn service(state: Arc<AppState>) -> Service {
@@ -42,6 +43,7 @@ pub fn service(state: Arc<AppState>) -> Service {
         .hoop(affix_state::inject(state))
         .hoop(pace::pace_body)
         .push(health::router())
+        .push(operator::router())
         .push(mcp)
         .push(blob::router())
         .push(share::router())
@@ -235,13 +237,19 @@ pub async fn require_account(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     match state.auth.authenticate(header).await {
-        Ok(Some(account)) => {
-            if let Err(refused) = rate_limit(&state, &account, res) {
+        Ok(Some(caller)) => {
+            if caller.scope == KeyScope::Read && !reads_only(req) {
+                res.render(AppError::ReadOnlyKey);
+                ctrl.skip_rest();
+                return;
+            }
+            if let Err(refused) = rate_limit(&state, &caller.account, res) {
                 res.render(refused);
                 ctrl.skip_rest();
                 return;
             }
-            depot.insert_typed(account);
+            depot.insert_typed(caller.account.clone());
+            depot.insert_typed(caller);
         }
         Ok(None) => {
             res.render(AppError::InvalidApiKey);
@@ -252,6 +260,23 @@ pub async fn require_account(
             ctrl.skip_rest();
         }
     }
+}
+
+/// What a `read` key may do: GET and HEAD (directories, files, downloads, job views and their
+/// events, usage, recipes), and probes, which read a file and change nothing.
+fn reads_only(req: &Request) -> bool {
+    let method = req.method();
+    method == salvo::http::Method::GET
+        || method == salvo::http::Method::HEAD
+        || (method == salvo::http::Method::POST && req.uri().path().ends_with("/ffprobe/analyze"))
+}
+
+/// The key a request was authenticated with (`require_account` ran).
+pub fn caller(depot: &Depot) -> crate::auth::Caller {
+    depot
+        .get_typed::<crate::auth::Caller>()
+        .expect("require_account ran")
+        .clone()
 }
 
 /// Takes one request from the account's bucket when its plan sets `requests_per_minute`, and

@@ -15,6 +15,8 @@ macro_rules! add_usage {
     };
 }
 
+mod accounts;
+pub mod backup;
 mod cache;
 mod jobs;
 mod listings;
@@ -112,6 +114,8 @@ pub struct Account {
     pub name: String,
     pub plan: String,
 }
+
+pub use accounts::{AccountRow, AuditEntry, KeyFound, KeyRow, KeyScope, Source};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Directory {
@@ -320,39 +324,6 @@ impl Db {
         let row = self.first::<Row>(sql, json!({ "key": key })).await?;
         row.map(|r| r.val)
             .ok_or_else(|| DbError::Other(format!("setting {key} vanished")))
-    }
-
-    // ---- accounts -------------------------------------------------------------------------
-
-    /// Makes the account exist with this plan and exactly these key hashes.
-    pub async fn provision_account(
-        &self,
-        account: &Account,
-        key_hashes: &[String],
-    ) -> DbResult<()> {
-        self.exec(
-            "UPSERT type::record('account', $name) CONTENT { name: $name, plan: $plan };
-             DELETE api_key WHERE account = $name AND key_hash NOTINSIDE $hashes;
-             FOR $h IN $hashes { UPSERT type::record('api_key', $h) CONTENT { key_hash: $h, account: $name }; };",
-            json!({ "name": account.name, "plan": account.plan, "hashes": key_hashes }),
-        )
-        .await
-    }
-
-    pub async fn account(&self, name: &str) -> DbResult<Option<Account>> {
-        self.first(
-            "SELECT name, plan FROM type::record('account', $n)",
-            json!({ "n": name }),
-        )
-        .await
-    }
-
-    pub async fn account_by_key_hash(&self, hash: &str) -> DbResult<Option<Account>> {
-        self.first(
-            "SELECT name, plan FROM account WHERE name = (SELECT VALUE account FROM ONLY type::record('api_key', $h))",
-            json!({ "h": hash }),
-        )
-        .await
     }
 
     // ---- directories ----------------------------------------------------------------------

@@ -26,6 +26,11 @@ impl LocalStore {
         })
     }
 
+    /// The store's root (`objects/`, `tmp/`), for backups (`backup.rs`).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     pub fn object_path(&self, object: &str) -> PathBuf {
         let shard = object.get(..2).unwrap_or("__");
         self.root.join("objects").join(shard).join(object)

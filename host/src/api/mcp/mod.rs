@@ -44,9 +44,13 @@ pub fn router(state: Arc<AppState>) -> Router {
         .goal(TowerServiceCompat::<ReqBody, _, _, _>::compat(service))
 }
 
-/// The SDK hands tools the HTTP request's parts: the account travels in their extensions.
+/// The SDK hands tools the HTTP request's parts: the account travels in their extensions, with
+/// who is calling for the audit log.
 #[handler]
 async fn account_to_request(req: &mut Request, depot: &mut Depot) {
     let account = crate::api::account(depot);
+    let actor =
+        crate::accounts::Actor::caller(&crate::api::caller(depot), req.remote_addr().to_string());
     req.extensions_mut().insert(account);
+    req.extensions_mut().insert(actor);
 }

@@ -22,6 +22,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::schema;
+use crate::accounts::Actor;
 use crate::api::{self, from_value, schemas};
 use crate::app::AppState;
 use crate::db::Account;
@@ -375,6 +376,12 @@ impl ServerHandler for Tools {
             .and_then(|p| p.extensions.get::<Account>())
             .cloned()
             .ok_or_else(|| ErrorData::internal_error("unauthenticated call", None))?;
+        let actor = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|p| p.extensions.get::<Actor>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("unauthenticated call", None))?;
         if !catalogue().iter().any(|t| t.name == request.name)
             && !request.name.starts_with(RECIPE_TOOL)
         {
@@ -390,7 +397,7 @@ impl ServerHandler for Tools {
             .map(|token| Progress::new(context.peer.clone(), token));
         let started = Instant::now();
         let outcome = tokio::select! {
-            outcome = self.call(&request.name, args, &account, progress) => outcome,
+            outcome = self.call(&request.name, args, &account, &actor, progress) => outcome,
             // A cancelled call is dropped, which stops its ffmpeg (the runner kills the group).
             _ = context.ct.cancelled() => Err(AppError::BadRequest("Cancelled".into())),
         };
@@ -436,6 +443,7 @@ impl Tools {
         name: &str,
         args: Value,
         account: &Account,
+        actor: &Actor,
         progress: Option<Progress>,
     ) -> AppResult<Value> {
         let state = &self.state;
@@ -467,7 +475,7 @@ impl Tools {
             "delete_file" => {
                 let a: FilePathArgs = from_value(args)?;
                 let (dir_id, file_name) = split_path(&a.file_path)?;
-                body(api::files::delete_of(state, account, dir_id, file_name).await?)
+                body(api::files::delete_of(state, account, actor, dir_id, file_name).await?)
             }
             "validate" => {
                 let task = api::process::task_from(&args)?;
@@ -576,7 +584,7 @@ impl Tools {
             }
             "cancel_job" => {
                 let a: JobIdArgs = from_value(args)?;
-                body(api::jobs::cancel_of(state, account, &a.job_id).await?)
+                body(api::jobs::cancel_of(state, account, actor, &a.job_id).await?)
             }
             other => match other.strip_prefix(RECIPE_TOOL) {
                 Some(recipe) => {
