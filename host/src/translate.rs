@@ -88,13 +88,14 @@ pub async fn task(state: &AppState, account: &Account, req: &TaskRequest) -> App
 /// The recipes a translator may answer with: those the recipe plugin lists. A recipe plugin
 /// that cannot answer offers none (the translator then answers with tasks, as a 0.2.0 one does).
 async fn offered(state: &AppState) -> Vec<OfferedRecipe> {
-    match recipes::list(state).await {
+    // The plugins' own text, as the catalogue holds it: nothing parsed on this path.
+    match state.plugins.recipes().await {
         Ok(list) => list
             .into_iter()
             .map(|r| OfferedRecipe {
                 name: r.name,
                 description: r.description,
-                params_schema: r.params_schema.to_string(),
+                params_schema: r.params_schema,
             })
             .collect(),
         Err(e) => {

@@ -289,4 +289,8 @@ async fn a_key_revoked_on_one_instance_stops_working_on_another_within_a_second(
         "revocation seen by the other instance after {} ms",
         revoked.elapsed().as_millis()
     );
+    // A SurrealDB server's database is backed up with its own tools: the API says so.
+    let (status, body) = operator(&a, "POST", "/operator/backup", None).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(error(&body).contains("surreal export"), "{body}");
 }

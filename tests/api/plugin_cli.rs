@@ -205,6 +205,8 @@ fn run_calls_every_sample_through_the_default_plugins() {
         ("translator", "translator", "translate-task"),
         ("translator", "translator", "translate-recipe"),
         ("translator", "translator", "translate-probe"),
+        ("recipe", "recipes", "recipes"),
+        ("recipe", "recipes", "plan"),
         ("webhook-formatter", "webhook_formatter", "format-event"),
         (
             "webhook-formatter",
@@ -215,7 +217,13 @@ fn run_calls_every_sample_through_the_default_plugins() {
         let (ran, answer) = run(world, &wasm(plugin), &sample(function), None);
         assert_eq!(ran.code, 0, "{function}: {}{}", ran.stdout, ran.stderr);
         assert_eq!(answer["ok"], true, "{function}: {answer}");
-        assert!(answer["result"].is_object(), "{function}: {answer}");
+        // `recipes` answers the list; every other function one record.
+        let shaped = if function == "recipes" {
+            answer["result"].as_array().is_some_and(|l| !l.is_empty())
+        } else {
+            answer["result"].is_object()
+        };
+        assert!(shaped, "{function}: {answer}");
     }
     // The builder's answer is the argv the host would run, after its checks.
     let (_, answer) = run(
@@ -236,6 +244,13 @@ fn run_calls_every_sample_through_the_default_plugins() {
         "{argv:?}"
     );
     assert_eq!(argv.last(), Some(&"/scratch/job_1/out/thumb.png"));
+
+    // The recipe plugin's first round of the sample: steps, each of a kind the host runs.
+    let (_, answer) = run("recipe", &wasm("recipes"), &sample("plan"), None);
+    let steps = answer["result"]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(!steps.is_empty(), "{answer}");
 
     // A 0.3.0 translator offered recipes may answer with one of them.
     let (_, answer) = run(

@@ -627,6 +627,12 @@ async fn a_hostile_recipe_fails_at_the_step_that_tried() {
         replaced["data"]["planned_by"], "hostile-recipe",
         "{replaced}"
     );
+    // A probe step: ffprobe's answer, only the field asked for, comes back to the plugin.
+    let probed = run(&s, "probe", json!({"inputs": [input]})).await;
+    let duration = probed["data"]["format"]["duration"].as_str().unwrap_or("");
+    assert!(duration.parse::<f64>().is_ok_and(|d| d > 1.0), "{probed}");
+    assert_eq!(probed["steps"][0]["kind"], "probe");
+    assert!(probed["data"]["streams"].is_null(), "{probed}");
     let gif = run(
         &s,
         "gif",

@@ -15,57 +15,20 @@
 # The servers are stopped on exit; the server's log is printed when the run fails.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
-CACHE=${MEDIAFORGE_CACHE:-$HOME/.cache/mediaforge}
+source "$(dirname "$0")/../lib.sh"
 VENV=$CACHE/venv-mcp
 MCP_VERSION=2.3.0
-WASM=${MEDIAFORGE_TEST_WASM:-$ROOT/plugins/dist}
-BIN=$TARGET/debug/mediaforge
 KEY=key_mcp_test_0123456789
-started=$(date +%s)
 
 # ---- 1. the venv ----------------------------------------------------------------------------
-mkdir -p "$CACHE"
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$MCP_VERSION')" 2>/dev/null; then
-    if ! python3 -m venv "$VENV" 2>/dev/null; then
-        SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-        python3 -m venv "$VENV"
-    fi
-    "$VENV/bin/pip" install -q "mcp==$MCP_VERSION"
-fi
+mf_venv "$VENV" mcp "$MCP_VERSION"
 
 # ---- 2. the server --------------------------------------------------------------------------
-# The same command as `make test`, so a no-op there.
-cargo build -q --workspace --bins
-for world in command_builder translator webhook_formatter; do
-    [ -f "$WASM/$world.wasm" ] || { echo "$WASM/$world.wasm is missing: run make plugins" >&2; exit 1; }
-done
+mf_build
+mf_workdir mcp
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mediaforge-mcp.XXXXXX")
-PIDS=()
-cleanup() {
-    local status=$?
-    for pid in "${PIDS[@]}"; do
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-    if [ "$status" != 0 ] && [ -f "$WORK/server.log" ]; then
-        echo "--- server log (last 60 lines) ---"
-        tail -n 60 "$WORK/server.log"
-    fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT INT TERM
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-PORT=$(free_port)
-FILES_PORT=$(free_port)
+PORT=$(mf_free_port)
+FILES_PORT=$(mf_free_port)
 BASE=http://127.0.0.1:$PORT
 mkdir -p "$WORK/www"
 cat >"$WORK/mediaforge.toml" <<TOML
@@ -101,14 +64,7 @@ probe_timeout_s = 20
 default_dir = "$WASM"
 cache_dir = "$CACHE/mcp-plugin-cache"
 TOML
-MEDIAFORGE_LOG=info "$BIN" serve --config "$WORK/mediaforge.toml" >"$WORK/server.out" 2>"$WORK/server.log" &
-PIDS+=($!)
-for _ in $(seq 1 240); do
-    curl -sf "$BASE/healthz" >/dev/null 2>&1 && break
-    kill -0 "${PIDS[0]}" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
-    sleep 0.5
-done
-curl -sf "$BASE/healthz" >/dev/null || { echo "the server did not answer /healthz" >&2; exit 1; }
+mf_serve "$WORK/mediaforge.toml" "$BASE"
 
 # ---- 3. test data ---------------------------------------------------------------------------
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc=size=160x120:rate=10:duration=2 \

@@ -18,59 +18,22 @@
 # The server is stopped on exit; its log is printed when the run fails.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-TARGET=${CARGO_TARGET_DIR:-target}
-case $TARGET in /*) ;; *) TARGET=$ROOT/$TARGET ;; esac
-CACHE=${MEDIAFORGE_CACHE:-$HOME/.cache/mediaforge}
+source "$(dirname "$0")/../lib.sh"
 VENV=$CACHE/schemathesis-venv
 SCHEMATHESIS_VERSION=4.32.5
 EXAMPLES=${SCHEMATHESIS_EXAMPLES:-100}
 SEED=${SCHEMATHESIS_SEED:-20261122}
-WASM=${MEDIAFORGE_TEST_WASM:-$ROOT/plugins/dist}
-BIN=$TARGET/debug/mediaforge
 KEY=key_schemathesis_0123456789
-started=$(date +%s)
 
 # ---- 1. the venv ----------------------------------------------------------------------------
-mkdir -p "$CACHE"
-if ! "$VENV/bin/schemathesis" --version 2>/dev/null | grep -q "version $SCHEMATHESIS_VERSION\$"; then
-    if ! python3 -m venv "$VENV" 2>/dev/null; then
-        SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-        python3 -m venv "$VENV"
-    fi
-    "$VENV/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
-fi
+mf_venv "$VENV" schemathesis "$SCHEMATHESIS_VERSION"
 "$VENV/bin/schemathesis" --version
 
 # ---- 2. the server --------------------------------------------------------------------------
-# Up to date: the same command as `make test`, so a no-op there (one package alone could resolve
-# features differently and rebuild).
-cargo build -q --workspace --bins
-for world in command_builder translator webhook_formatter; do
-    [ -f "$WASM/$world.wasm" ] || { echo "$WASM/$world.wasm is missing: run make plugins" >&2; exit 1; }
-done
+mf_build
+mf_workdir schemathesis 80
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mediaforge-schemathesis.XXXXXX")
-SERVER_PID=""
-cleanup() {
-    local status=$?
-    if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-    fi
-    if [ "$status" != 0 ] && [ -f "$WORK/server.log" ]; then
-        echo "--- server log (last 80 lines) ---"
-        tail -n 80 "$WORK/server.log"
-    fi
-    rm -rf "$WORK"
-    exit "$status"
-}
-trap cleanup EXIT INT TERM
-
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(mf_free_port)
 BASE=http://127.0.0.1:$PORT
 cat >"$WORK/mediaforge.toml" <<EOF
 [server]
@@ -102,14 +65,7 @@ probe_timeout_s = 20
 default_dir = "$WASM"
 cache_dir = "$CACHE/schemathesis-plugin-cache"
 EOF
-MEDIAFORGE_LOG=info "$BIN" serve --config "$WORK/mediaforge.toml" >"$WORK/server.out" 2>"$WORK/server.log" &
-SERVER_PID=$!
-for _ in $(seq 1 240); do
-    curl -sf "$BASE/healthz" >/dev/null 2>&1 && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
-    sleep 0.5
-done
-curl -sf "$BASE/healthz" >/dev/null || { echo "the server did not answer /healthz" >&2; exit 1; }
+mf_serve "$WORK/mediaforge.toml" "$BASE"
 
 # ---- 3. test data ---------------------------------------------------------------------------
 api() { # api METHOD PATH [JSON]: the response body; fails on a non-2xx status

@@ -127,8 +127,10 @@ pub async fn validate_request(
             })
         }
         Generated::Recipe { recipe } => {
-            let steps = crate::recipes::dry_run(state, account, recipe).await?;
-            let cost = recipes::estimate_recipe(state, account, recipe).await?;
+            // One plan of the first round for both: the inputs resolved and probed once.
+            let first = crate::recipes::FirstRound::plan(state, account, recipe).await?;
+            let steps = first.dry_run(state, account, recipe).await?;
+            let cost = recipes::estimate_of(state, account, recipe, &first).await?;
             Ok(AiValidateResponse {
                 ok: true,
                 output_dir_id: recipe.output_dir_id.clone(),

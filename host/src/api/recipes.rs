@@ -18,7 +18,7 @@ use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Submission};
 use crate::pipeline::{self, OutputLink};
-use crate::recipes::{self, Entry, StepReport};
+use crate::recipes::{self, Entry, FirstRound, StepReport};
 use crate::task::Task;
 use crate::usage::Usage;
 
@@ -216,21 +216,22 @@ async fn cost(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateRe
     let name = name(req);
     let body = body_value(req, max_body(&state)).await?;
     let request = request(&name, &body)?;
-    Ok(Json(estimate_recipe(&state, &account, &request).await?))
+    let first = FirstRound::plan(&state, &account, &request).await?;
+    Ok(Json(estimate_of(&state, &account, &request, &first).await?))
 }
 
-/// The recipe's estimate and whether its inputs fit the month's quota (the handler and the
-/// natural-language dry run).
-pub async fn estimate_recipe(
+/// The first round's estimate and whether the recipe's inputs fit the month's quota (the
+/// handler and the natural-language dry run).
+pub async fn estimate_of(
     state: &AppState,
     account: &Account,
     req: &recipes::Request,
+    first: &FirstRound,
 ) -> AppResult<EstimateResponse> {
-    let (estimate, input_bytes) = recipes::estimate(state, account, req).await?;
     Ok(EstimateResponse {
         ok: true,
-        quota: quota_fit(state, account, input_bytes).await?,
-        estimate,
+        quota: quota_fit(state, account, first.input_bytes()).await?,
+        estimate: first.estimate(state, account, req).await?,
     })
 }
 
@@ -282,6 +283,8 @@ async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Recipe
     let name = name(req);
     let body = body_value(req, max_body(&state)).await?;
     let request = request(&name, &body)?;
-    let steps = recipes::dry_run(&state, &account(depot), &request).await?;
+    let account = account(depot);
+    let first = FirstRound::plan(&state, &account, &request).await?;
+    let steps = first.dry_run(&state, &account, &request).await?;
     Ok(Json(RecipeValidateResponse { ok: true, steps }))
 }

@@ -224,12 +224,10 @@ pub async fn run(
         for step in steps {
             let n = run.results.len() + 1;
             let kind = kind(&step);
-            let result = run.step(step).await.map_err(|inner| AppError::RecipeStep {
-                recipe: req.name.clone(),
-                step: n,
-                kind,
-                inner: Box::new(inner),
-            })?;
+            let result = run
+                .step(step)
+                .await
+                .map_err(|inner| step_failed(req, n, kind, inner))?;
             run.results.push(result);
         }
     }
@@ -383,125 +381,136 @@ impl Running<'_> {
     }
 }
 
-/// What the recipe would run first, without running it: each step of the plugin's first plan
-/// (later rounds depend on what these measure), every task built and checked as a run would be.
-pub async fn dry_run(
-    state: &AppState,
-    account: &Account,
-    req: &Request,
-) -> AppResult<Vec<StepReport>> {
-    checked(state, req).await?;
-    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
-    let next = state
-        .plugins
-        .plan_recipe(&req.name, &req.params.to_string(), &known.facts, &[])
-        .await?;
-    let RecipePlan::Steps(steps) = next else {
-        return Ok(Vec::new());
-    };
-    let mut reports = Vec::new();
-    for (i, step) in steps.into_iter().enumerate() {
-        let mut report = StepReport::of(&step);
-        let named = |inner: AppError| AppError::RecipeStep {
-            recipe: req.name.clone(),
-            step: i + 1,
-            kind: report.kind,
-            inner: Box::new(inner),
-        };
-        match step {
-            RecipeStep::Ffmpeg(mut task) | RecipeStep::Analysis(mut task) => {
-                for input in &mut task.inputs {
-                    // A file an earlier step writes does not exist yet: the dry run stops there.
-                    let Some(p) = known.path_of(&input.file_path) else {
-                        return Ok(reports);
-                    };
-                    input.file_path = p.to_string();
-                }
-                task.output_dir_id = known.output_dir_id().map(str::to_string);
-                let dry = pipeline::dry_run(state, account, task)
-                    .await
-                    .map_err(named)?;
-                report.command = Some(dry.command);
-                report.decisions = Some(dry.decisions);
-            }
-            RecipeStep::Probe { input, .. } => report.file = Some(input),
-            RecipeStep::Text { file, .. } => report.file = Some(file),
-        }
-        reports.push(report);
-    }
-    Ok(reports)
+/// What a recipe plans before anything runs: its inputs resolved and probed, and the steps of
+/// its first round (later rounds depend on what these measure, so only these can be shown or
+/// estimated ahead).
+pub struct FirstRound {
+    known: Known,
+    steps: Vec<RecipeStep>,
 }
 
-/// What the recipe's first round would cost (its ffmpeg and analysis steps, each estimated as a
-/// task is), and the bytes of its inputs; nothing runs. Steps that depend on what these measure
-/// are planned only when the recipe runs, so the figure is a floor for recipes of several
-/// rounds (loudness), and says so in its basis.
-pub async fn estimate(
-    state: &AppState,
-    account: &Account,
-    req: &Request,
-) -> AppResult<(crate::usage::Estimate, u64)> {
-    use crate::usage::{Confidence, Estimate};
-    checked(state, req).await?;
-    let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
-    let input_bytes = known.resolved.stored_bytes();
-    let next = state
-        .plugins
-        .plan_recipe(&req.name, &req.params.to_string(), &known.facts, &[])
-        .await?;
-    let steps = match next {
-        RecipePlan::Steps(steps) => steps,
-        RecipePlan::Done(_) => Vec::new(),
-    };
-    let (mut time, mut input_gb, mut output_gb) = (0.0, 0.0, 0.0);
-    let mut confidence = Confidence::High;
-    let mut counted = 0;
-    for (i, step) in steps.into_iter().enumerate() {
-        let (RecipeStep::Ffmpeg(mut task) | RecipeStep::Analysis(mut task)) = step else {
-            continue;
+impl FirstRound {
+    pub async fn plan(state: &AppState, account: &Account, req: &Request) -> AppResult<FirstRound> {
+        checked(state, req).await?;
+        let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
+        let steps = match state
+            .plugins
+            .plan_recipe(&req.name, &req.params.to_string(), &known.facts, &[])
+            .await?
+        {
+            RecipePlan::Steps(steps) => steps,
+            RecipePlan::Done(_) => Vec::new(),
         };
-        let Some(paths) = task
-            .inputs
-            .iter()
-            .map(|input| known.path_of(&input.file_path).map(str::to_string))
-            .collect::<Option<Vec<_>>>()
-        else {
-            // A file an earlier step writes: not there to estimate yet.
-            continue;
-        };
-        for (input, path) in task.inputs.iter_mut().zip(paths) {
-            input.file_path = path;
-        }
-        task.output_dir_id = known.output_dir_id().map(str::to_string);
-        let (_, e) = pipeline::estimate(state, account, task)
-            .await
-            .map_err(|inner| AppError::RecipeStep {
-                recipe: req.name.clone(),
-                step: i + 1,
-                kind: "ffmpeg",
-                inner: Box::new(inner),
-            })?;
-        time += e.time_sec;
-        input_gb += e.input_size_gb;
-        output_gb += e.output_size_gb;
-        confidence = match (confidence, e.confidence) {
-            (Confidence::Low, _) | (_, Confidence::Low) => Confidence::Low,
-            (Confidence::Medium, _) | (_, Confidence::Medium) => Confidence::Medium,
-            _ => Confidence::High,
-        };
-        counted += 1;
+        Ok(FirstRound { known, steps })
     }
-    let gb = 1024.0 * 1024.0 * 1024.0;
-    let basis = format!(
-        "the sum of the {counted} ffmpeg step(s) the recipe plans first, each estimated as a task; \
-         steps planned from what these measure are not included"
-    );
-    let estimate = Estimate::new(
-        time,
-        (input_gb * gb) as u64,
-        (output_gb * gb) as u64,
-        confidence,
-        basis,
-    );
-    Ok((estimate, input_bytes))
+
+    /// The bytes of the recipe's inputs.
+    pub fn input_bytes(&self) -> u64 {
+        self.known.resolved.stored_bytes()
+    }
+
+    /// Each ffmpeg and analysis step (numbered from 1) as the task it runs, over the stored
+    /// inputs in the output directory, up to the first that reads a file an earlier step
+    /// writes: that file does not exist yet.
+    fn tasks(&self) -> Vec<(usize, &'static str, Task)> {
+        let mut out = Vec::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            let (RecipeStep::Ffmpeg(task) | RecipeStep::Analysis(task)) = step else {
+                continue;
+            };
+            let mut task = task.clone();
+            for input in &mut task.inputs {
+                let Some(path) = self.known.path_of(&input.file_path) else {
+                    return out;
+                };
+                input.file_path = path.to_string();
+            }
+            task.output_dir_id = self.known.output_dir_id().map(str::to_string);
+            out.push((i + 1, kind(step), task));
+        }
+        out
+    }
+
+    /// Every step as it would run, each task built and checked as a run would be; nothing runs.
+    pub async fn dry_run(
+        &self,
+        state: &AppState,
+        account: &Account,
+        req: &Request,
+    ) -> AppResult<Vec<StepReport>> {
+        let mut tasks = self.tasks().into_iter().peekable();
+        let mut reports = Vec::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            let mut report = StepReport::of(step);
+            match step {
+                RecipeStep::Ffmpeg(_) | RecipeStep::Analysis(_) => {
+                    // A step past the first that reads a file not written yet: the dry run
+                    // stops there.
+                    let Some((_, kind, task)) = tasks.next_if(|(n, _, _)| *n == i + 1) else {
+                        break;
+                    };
+                    let dry = pipeline::dry_run(state, account, task)
+                        .await
+                        .map_err(|inner| step_failed(req, i + 1, kind, inner))?;
+                    report.command = Some(dry.command);
+                    report.decisions = Some(dry.decisions);
+                }
+                RecipeStep::Probe { input, .. } => report.file = Some(input.clone()),
+                RecipeStep::Text { file, .. } => report.file = Some(file.clone()),
+            }
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// What the round would cost: its ffmpeg and analysis steps, each estimated as a task is.
+    /// Steps planned from what these measure are not included, so the figure is a floor for
+    /// recipes of several rounds (loudness), and says so in its basis.
+    pub async fn estimate(
+        &self,
+        state: &AppState,
+        account: &Account,
+        req: &Request,
+    ) -> AppResult<crate::usage::Estimate> {
+        use crate::usage::{Confidence, Estimate};
+        let (mut time, mut input_gb, mut output_gb) = (0.0, 0.0, 0.0);
+        let mut confidence = Confidence::High;
+        let tasks = self.tasks();
+        let counted = tasks.len();
+        for (n, kind, task) in tasks {
+            let (_, e) = pipeline::estimate(state, account, task)
+                .await
+                .map_err(|inner| step_failed(req, n, kind, inner))?;
+            time += e.time_sec;
+            input_gb += e.input_size_gb;
+            output_gb += e.output_size_gb;
+            confidence = match (confidence, e.confidence) {
+                (Confidence::Low, _) | (_, Confidence::Low) => Confidence::Low,
+                (Confidence::Medium, _) | (_, Confidence::Medium) => Confidence::Medium,
+                _ => Confidence::High,
+            };
+        }
+        let gb = 1024.0 * 1024.0 * 1024.0;
+        let basis = format!(
+            "the sum of the {counted} ffmpeg step(s) the recipe plans first, each estimated as a task; \
+             steps planned from what these measure are not included"
+        );
+        Ok(Estimate::new(
+            time,
+            (input_gb * gb) as u64,
+            (output_gb * gb) as u64,
+            confidence,
+            basis,
+        ))
+    }
+}
+
+/// A step's failure, naming the recipe and the step.
+fn step_failed(req: &Request, step: usize, kind: &'static str, inner: AppError) -> AppError {
+    AppError::RecipeStep {
+        recipe: req.name.clone(),
+        step,
+        kind,
+        inner: Box::new(inner),
+    }
 }

@@ -94,6 +94,25 @@ macro_rules! llm_host {
     };
 }
 
+/// A translator component's `translate_probe`, unchanged in every version (inside its `impl`).
+macro_rules! translate_probe {
+    () => {
+        pub async fn translate_probe(
+            &self,
+            store: &mut Store<State>,
+            instructions: &str,
+            input: &InputFacts,
+        ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
+            let plugin = self.0.instantiate_async(&mut *store).await?;
+            let probe = plugin
+                .mediaforge_plugin_translate()
+                .call_translate_probe(store, instructions, &to_wit_facts(input))
+                .await?;
+            Ok(probe.map(from_wit_probe).map_err(from_wit_refusal))
+        }
+    };
+}
+
 macro_rules! adapter {
     () => {
         /// The host interfaces this version's components may import.
@@ -193,19 +212,7 @@ macro_rules! adapter {
                 Ok(task.map(from_wit_task).map_err(from_wit_refusal))
             }
 
-            pub async fn translate_probe(
-                &self,
-                store: &mut Store<State>,
-                instructions: &str,
-                input: &InputFacts,
-            ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
-                let plugin = self.0.instantiate_async(&mut *store).await?;
-                let probe = plugin
-                    .mediaforge_plugin_translate()
-                    .call_translate_probe(store, instructions, &to_wit_facts(input))
-                    .await?;
-                Ok(probe.map(from_wit_probe).map_err(from_wit_refusal))
-            }
+            translate_probe!();
         }
 
         component!(

@@ -203,19 +203,7 @@ impl Translator {
             .map_err(from_wit_refusal))
     }
 
-    pub async fn translate_probe(
-        &self,
-        store: &mut Store<State>,
-        instructions: &str,
-        input: &InputFacts,
-    ) -> wasmtime::Result<Result<ProbeConfig, Refusal>> {
-        let plugin = self.0.instantiate_async(&mut *store).await?;
-        let probe = plugin
-            .mediaforge_plugin_translate()
-            .call_translate_probe(store, instructions, &to_wit_facts(input))
-            .await?;
-        Ok(probe.map(from_wit_probe).map_err(from_wit_refusal))
-    }
+    translate_probe!();
 }
 
 fn from_wit_plan(plan: wit_recipes::Next) -> RecipePlan {

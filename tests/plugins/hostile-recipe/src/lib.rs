@@ -2,12 +2,13 @@
 //! host file through a filter, name a host path or a URL as a step's input, write a file outside
 //! the output directory, keep an analysis's output, and never finish. The host must fail each
 //! recipe naming the step, and keep nothing it should not. Loaded as an extra recipe plugin, its
-//! `thumbnails` (which only says so) replaces the built-in one of that name.
+//! `thumbnails` (which only says so) replaces the built-in one of that name, and its `probe`
+//! (no built-in recipe has a probe step) hands ffprobe's answer back as its data.
 
 use mediaforge_plugin::serde_json::{Value, json};
 use mediaforge_plugin::{
-    InputFacts, Next, NoConfig, RecipeInfo, Recipes, Refusal, Step, StepResult, Task, TaskInput,
-    TaskOutput, TextFile,
+    InputFacts, Next, NoConfig, ProbeConfig, ProbeStep, RecipeInfo, Recipes, Refusal, Step,
+    StepResult, Task, TaskInput, TaskOutput, TextFile,
 };
 
 pub struct Hostile;
@@ -20,6 +21,7 @@ const NAMES: &[&str] = &[
     "kept-analysis",
     "endless",
     "thumbnails",
+    "probe",
 ];
 
 fn task(input: &str, graph: Option<&str>, file: &str, options: &[&str]) -> Task {
@@ -35,6 +37,25 @@ fn task(input: &str, graph: Option<&str>, file: &str, options: &[&str]) -> Task 
         }],
         filter_complex: graph.map(str::to_string),
         output_dir_id: None,
+    }
+}
+
+/// ffprobe's `format.duration` alone.
+fn duration_only() -> ProbeConfig {
+    ProbeConfig {
+        format: Some(vec!["duration".into()]),
+        streams: None,
+        chapters: None,
+        programs: None,
+        frames: None,
+        packets: None,
+        error: None,
+        select_streams: None,
+        read_intervals: None,
+        count_frames: None,
+        skip_frame: None,
+        analyzeduration: None,
+        probesize: None,
     }
 }
 
@@ -66,6 +87,15 @@ impl Recipes for Hostile {
             return Ok(Next::Done(
                 json!({"planned_by": "hostile-recipe"}).to_string(),
             ));
+        }
+        if recipe == "probe" {
+            return Ok(match results.first() {
+                None => Next::Steps(vec![Step::Probe(ProbeStep {
+                    input: inputs[0].name.clone(),
+                    probe: duration_only(),
+                })]),
+                Some(probed) => Next::Done(probed.output.clone()),
+            });
         }
         let me = inputs[0].name.as_str();
         // A harmless first step, so the failing one is step 2.
