@@ -40,6 +40,8 @@ pub struct AppState {
     pub running_jobs: std::sync::atomic::AtomicUsize,
     /// The result cache's key material and this instance's runs in flight.
     pub cache: crate::cache::Cache,
+    /// Seals tenants' bucket secrets; `None` without `storage.credentials_key`.
+    pub sealer: Option<crate::seal::Sealer>,
 }
 
 impl AppState {
@@ -95,6 +97,10 @@ impl AppState {
                 }
             };
         let net = Net::new(&cfg.net)?;
+        let sealer = match cfg.storage.credentials_key.as_str() {
+            "" => None,
+            key => Some(crate::seal::Sealer::new(key)?),
+        };
         let plugins = Arc::new(PluginHost::load(&cfg.plugins, &cfg.plugins.cache_dir, &net).await?);
         let mut sandbox = Sandbox::detect(&cfg.sandbox).await?;
         sandbox.memory_bytes = cfg.limits.process_memory_mb * 1_048_576;
@@ -124,6 +130,7 @@ impl AppState {
             stopping: Default::default(),
             running_jobs: Default::default(),
             cache,
+            sealer,
         }))
     }
 

@@ -106,6 +106,9 @@ pub struct Storage {
     pub path: PathBuf,
     /// Key of presigned URLs; empty: generated once and kept in the database.
     pub signing_key: String,
+    /// Key that seals tenants' bucket secrets (`seal.rs`): 32 bytes of base64. Empty: tenants
+    /// cannot add bucket credentials (`POST /credentials` answers 503).
+    pub credentials_key: String,
     pub upload_url_ttl_s: u64,
     pub download_url_ttl_s: u64,
     /// Validity of a directory's playback URLs (`playback_url` of a playlist output): long
@@ -127,6 +130,7 @@ impl Default for Storage {
             backend: Backend::Local,
             path: "data/files".into(),
             signing_key: String::new(),
+            credentials_key: String::new(),
             upload_url_ttl_s: 3600,
             download_url_ttl_s: 300,
             playback_url_ttl_s: 21_600,
@@ -324,6 +328,11 @@ pub struct Jobs {
     pub lease_s: u64,
     /// How often idle workers look for work when no notification arrives.
     pub poll_interval_ms: u64,
+    /// Wake workers through SurrealDB live queries when another instance queues a job or a
+    /// split segment. SurrealDB supports `LIVE SELECT` on single-node deployments only
+    /// (docs/scale-out.md): on a multi-node cluster set `false`, and workers find work by
+    /// polling every `poll_interval_ms`.
+    pub live_queries: bool,
     /// Event streams (`GET /job/{id}/events`) and MCP `job_status` waits one account may hold
     /// open at once on an instance: each re-reads its job, so they are not free.
     pub max_watchers_per_account: u32,
@@ -336,6 +345,7 @@ impl Default for Jobs {
             scheduling: Scheduling::Fair,
             lease_s: 30,
             poll_interval_ms: 1000,
+            live_queries: true,
             max_watchers_per_account: 16,
         }
     }

@@ -70,6 +70,9 @@ pub enum AppError {
     /// A recipe's `params` that its schema refuses, naming the parameter.
     #[error("Invalid params for recipe '{recipe}': {why}")]
     RecipeParams { recipe: String, why: String },
+    /// An `s3://` input or `export` that names no object plainly (`bucket::check_key`).
+    #[error("Invalid object '{path}': {why}")]
+    BadObject { path: String, why: String },
     #[error("Recipe '{recipe}' takes {wanted} input(s); {given} given")]
     RecipeInputs {
         recipe: String,
@@ -140,6 +143,8 @@ pub enum AppError {
     AccountNotFound(String),
     #[error("API key '{0}' not found")]
     KeyNotFound(String),
+    #[error("Credential '{0}' not found (GET /credentials lists yours)")]
+    CredentialNotFound(String),
     #[error("The output directory expired before the task finished; its outputs were discarded")]
     OutputDirectoryExpired,
     #[error("Not found")]
@@ -164,6 +169,8 @@ pub enum AppError {
     UploadInProgress,
     #[error("Account '{0}' already exists")]
     AccountExists(String),
+    #[error("Credential '{0}' already exists (delete it first to replace it)")]
+    CredentialExists(String),
     /// A tus PATCH at another offset than the upload's.
     #[error("Upload-Offset does not match the upload's offset ({expected})")]
     TusOffset { expected: u64 },
@@ -247,6 +254,14 @@ pub enum AppError {
         "Could not fetch input URL: it sent less than {min_bytes_per_s} bytes/s on average after the first {grace_s} s"
     )]
     UrlTooSlow { min_bytes_per_s: u64, grace_s: u64 },
+    /// A tenant bucket's failure, naming the object: reading an `s3://` input, or writing an
+    /// export (whose outputs stay in their directory).
+    #[error("{0}")]
+    BucketFailed(String),
+    #[error(
+        "Tenant buckets are not enabled on this server (the operator sets [storage] credentials_key)"
+    )]
+    BucketsDisabled,
     #[error("No {0} plugin is configured")]
     NoPlugin(&'static str),
     #[error("File storage is unavailable; nothing was kept, try again shortly")]
@@ -293,6 +308,7 @@ impl AppError {
             | UrlStatus(_)
             | RecipeParams { .. }
             | RecipeInputs { .. }
+            | BadObject { .. }
             | BadRequest(_) => StatusCode::BAD_REQUEST,
             InvalidApiKey | OperatorOnly => StatusCode::UNAUTHORIZED,
             QuotaExceeded
@@ -314,6 +330,7 @@ impl AppError {
             | RecipeNotFound(_)
             | AccountNotFound(_)
             | KeyNotFound(_)
+            | CredentialNotFound(_)
             | OutputDirectoryExpired
             | NotFound => StatusCode::NOT_FOUND,
             BodyTooSlow { .. } => StatusCode::REQUEST_TIMEOUT,
@@ -322,6 +339,7 @@ impl AppError {
             | AlreadyUploaded
             | UploadInProgress
             | AccountExists(_)
+            | CredentialExists(_)
             | TusOffset { .. } => StatusCode::CONFLICT,
             TusChecksum => StatusCode::from_u16(460).expect("a valid status"),
             TusPastLength(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -340,9 +358,9 @@ impl AppError {
             | SplitPartInterrupted
             | PluginFailed(_)
             | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            UrlUnreachable(_) => StatusCode::BAD_GATEWAY,
+            UrlUnreachable(_) | BucketFailed(_) => StatusCode::BAD_GATEWAY,
             UrlTimedOut(_) | UrlTooSlow { .. } => StatusCode::GATEWAY_TIMEOUT,
-            NoPlugin(_) | StorageUnavailable | DatabaseUnavailable => {
+            NoPlugin(_) | BucketsDisabled | StorageUnavailable | DatabaseUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,

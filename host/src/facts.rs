@@ -96,6 +96,7 @@ pub async fn prepare(
         output_dir_id,
         cache: true,
         split: true,
+        export: None,
     };
     pipeline::prepare(state, account, inputs_only).await
 }
@@ -107,7 +108,7 @@ pub fn stored_paths(resolved: &Resolved) -> Vec<String> {
         .iter()
         .filter_map(|i| match &i.file {
             InputFile::Stored(f) => Some(format!("{}/{}", f.dir_id, f.file_name)),
-            InputFile::Url(_) => None,
+            InputFile::Url(_) | InputFile::Bucket { .. } => None,
         })
         .collect()
 }

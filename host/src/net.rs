@@ -138,7 +138,8 @@ impl Net {
         max_bytes: u64,
         deadline: Duration,
     ) -> Result<u64, NetError> {
-        let result = within(deadline, self.fetch(url, dest, max_bytes, max_bytes, None)).await;
+        let get = self.get_following(url.clone(), None);
+        let result = within(deadline, self.fetch(get, dest, max_bytes, max_bytes)).await;
         if result.is_err() {
             let _ = tokio::fs::remove_file(dest).await;
         }
@@ -164,20 +165,73 @@ impl Net {
         } else {
             keep.saturating_sub(1)
         };
-        within(deadline, self.fetch(url, dest, keep, limit, Some(last))).await
+        let get = self.get_following(url.clone(), Some(last));
+        within(deadline, self.fetch(get, dest, keep, limit)).await
     }
 
-    /// The body of a GET into `dest`: the first `keep` bytes are written; more than `limit`
+    /// A signed GET (a tenant's bucket, `bucket.rs`) into `dest`, at most `limit` bytes, within
+    /// `deadline`. No redirect is followed: the signature and its headers belong to this URL.
+    pub async fn download_signed(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        dest: &Path,
+        limit: u64,
+        deadline: Duration,
+    ) -> Result<u64, NetError> {
+        let get = async {
+            let url = self.check_syntax(url.as_str(), None)?;
+            let mut request = self.client.get(url);
+            for (name, value) in headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            let response = request.send().await.map_err(transport)?;
+            if !response.status().is_success() {
+                return Err(NetError::Status(response.status().as_u16()));
+            }
+            Ok(response)
+        };
+        let result = within(deadline, self.fetch(get, dest, limit, limit)).await;
+        if result.is_err() {
+            let _ = tokio::fs::remove_file(dest).await;
+        }
+        result
+    }
+
+    /// A signed PUT of `len` bytes streamed from `body` (an export, `bucket.rs`), following no
+    /// redirect, within `deadline`.
+    pub async fn put_signed(
+        &self,
+        url: &Url,
+        headers: &[(String, String)],
+        body: reqwest::Body,
+        deadline: Duration,
+    ) -> Result<(), NetError> {
+        let put = async {
+            let url = self.check_syntax(url.as_str(), None)?;
+            let mut request = self.client.put(url).body(body);
+            for (name, value) in headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            let response = request.send().await.map_err(transport)?;
+            if !response.status().is_success() {
+                return Err(NetError::Status(response.status().as_u16()));
+            }
+            Ok(())
+        };
+        within(deadline, put).await
+    }
+
+    /// The body of the GET `get` answers into `dest`: the first `keep` bytes are written; more than `limit`
     /// (announced or seen) is refused.
     async fn fetch(
         &self,
-        url: &Url,
+        get: impl Future<Output = Result<reqwest::Response, NetError>>,
         dest: &Path,
         keep: u64,
         limit: u64,
-        range_last: Option<u64>,
     ) -> Result<u64, NetError> {
-        let response = self.get_following(url.clone(), range_last).await?;
+        let response = get.await?;
         if let Some(size) = announced_size(&response).filter(|&n| n > limit) {
             return Err(NetError::TooLarge { size, limit });
         }

@@ -125,7 +125,10 @@ fn endpoint(cfg: &Config, url: Option<&str>) -> Result<(String, Option<String>),
 pub async fn run(cfg: &Config, url: Option<&str>, call: Call) -> Result<Value, String> {
     let (base, token) = endpoint(cfg, url)?;
     let url = format!("{base}/operator{}", call.path);
+    // The TLS provider is given, not left to feature unification (as `api/mcp/bridge.rs`).
+    let tls = crate::net::tls_config(&cfg.net.extra_ca_file).map_err(|e| e.to_string())?;
     let client = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
         .timeout(std::time::Duration::from_secs(30))
         .build()
         .map_err(|e| e.to_string())?;

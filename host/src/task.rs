@@ -20,6 +20,21 @@ pub struct Task {
     /// top-level `"split"` beside `task`, like `cache`.
     #[serde(default = "yes", skip_serializing_if = "is_yes")]
     pub split: bool,
+    /// Where the outputs are copied once registered: a bucket of the tenant's
+    /// (`pipeline/export.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<Export>,
+}
+
+/// A task's `export`: its outputs copied to `s3://<credential>/<prefix><file name>`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Export {
+    /// One of the account's credentials (`GET /credentials`).
+    pub credential: String,
+    /// Put before each output's name, e.g. `renders/2026/` (default: none).
+    #[serde(default)]
+    pub prefix: String,
 }
 
 fn yes() -> bool {
@@ -41,6 +56,7 @@ impl Task {
             output_dir_id: None,
             cache: true,
             split: true,
+            export: None,
         }
     }
 
@@ -70,6 +86,9 @@ pub struct RecipeCall {
     pub output_dir_id: Option<String>,
     /// `false`: no step is answered from the result cache, nor added to it.
     pub cache: bool,
+    /// Where every file the recipe wrote is copied once it is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<Export>,
 }
 
 /// What instructions became: a task, or a call of a recipe over every input. Serialized as the
@@ -170,8 +189,16 @@ fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D
 /// Where an input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source<'a> {
-    Stored { dir_id: &'a str, file_name: &'a str },
+    Stored {
+        dir_id: &'a str,
+        file_name: &'a str,
+    },
     Url(&'a str),
+    /// `s3://<credential>/<key>`: an object in a bucket of the tenant's (`credentials.rs`).
+    Bucket {
+        credential: &'a str,
+        key: &'a str,
+    },
 }
 
 impl TaskInput {
@@ -180,11 +207,16 @@ impl TaskInput {
     }
 }
 
-/// `<dir_id>/<file_name>` or an absolute http(s) URL; `None` for anything else.
+/// `<dir_id>/<file_name>`, an absolute http(s) URL or `s3://<credential>/<key>`; `None` for
+/// anything else.
 pub fn source_of(file_path: &str) -> Option<Source<'_>> {
     let lower = file_path.get(..8).unwrap_or("").to_ascii_lowercase();
     if lower.starts_with("https://") || lower.starts_with("http://") {
         return Some(Source::Url(file_path));
+    }
+    if lower.starts_with("s3://") {
+        let (credential, key) = file_path[5..].split_once('/')?;
+        return Some(Source::Bucket { credential, key });
     }
     crate::names::split_file_path(file_path)
         .map(|(dir_id, file_name)| Source::Stored { dir_id, file_name })

@@ -140,6 +140,7 @@ fn recipe_call(
         params,
         output_dir_id: None,
         cache: true,
+        export: None,
     })
 }
 
@@ -167,6 +168,10 @@ pub async fn probe(
             let name = url::Url::parse(raw)
                 .map(|u| url_file_name(&u))
                 .unwrap_or_else(|_| "input".into());
+            facts_from_probe(&name, 0, None)
+        }
+        Source::Bucket { key, .. } => {
+            let name = crate::pipeline::file_name_of(key.rsplit('/').next().unwrap_or(""));
             facts_from_probe(&name, 0, None)
         }
     };

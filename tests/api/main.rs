@@ -4,6 +4,7 @@
 mod accounts;
 mod ai;
 mod backup;
+mod buckets;
 mod cache;
 mod edge;
 mod example_plugins;

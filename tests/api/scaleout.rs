@@ -573,3 +573,102 @@ async fn the_s3_server_down_for_a_while() {
     );
     assert_eq!(file_objects(&s3).len(), 3, "{:?}", s3.objects());
 }
+
+/// SurrealDB supports `LIVE SELECT` on single nodes only (docs/scale-out.md): with
+/// `jobs.live_queries = false`, as on a cluster, a job queued through one instance is found by
+/// another's polling (`jobs.poll_interval_ms`, 1 s by default) and starts within about that.
+#[tokio::test]
+async fn without_live_queries_jobs_start_by_polling() {
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    // `a` takes requests and runs nothing; `b` runs jobs and hears of none.
+    let a = Server::start_with(with(&env, &[("MEDIAFORGE__JOBS__WORKERS", "0")])).await;
+    let b = Server::start_with(with(&env, &[("MEDIAFORGE__JOBS__LIVE_QUERIES", "false")])).await;
+    assert!(
+        !b.log().contains("job live query"),
+        "no live query was opened"
+    );
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let mut waits = Vec::new();
+    for i in 0..6 {
+        let job = submit(&a, ALICE, frame_task(&input, &format!("p{i}.png"))).await;
+        let submitted = Instant::now();
+        loop {
+            let (_, view) = a.get(&format!("/job/{job}"), ALICE).await;
+            if view["status"] != "pending" {
+                break;
+            }
+            assert!(submitted.elapsed() < Duration::from_secs(10), "{view}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        waits.push(submitted.elapsed().as_secs_f64());
+        wait_for(&a, ALICE, &job, &["completed"], 60).await;
+    }
+    waits.sort_by(f64::total_cmp);
+    eprintln!("start after queueing, polling only: {waits:.2?} s");
+    // One poll interval, with room for a loaded machine; a missed wake-up would wait forever.
+    assert!(waits[waits.len() - 1] < 2.0, "{waits:?}");
+}
+
+/// Snapshot isolation on the server (docs/scale-out.md): eight runs at once through two
+/// instances, with room in the quota for two, take two; each hold writes the month's usage
+/// record, so racing holds conflict and are counted again instead of passing together.
+#[tokio::test]
+async fn simultaneous_runs_on_two_instances_cannot_pass_the_quota_together() {
+    const FRED: &str = "key_fred_1234567";
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let size = std::fs::metadata(media().short()).unwrap().len();
+    let quota_gb = (size as f64 * 2.5) / 1_073_741_824.0;
+    let extra = format!(
+        r#"
+[plans.metered]
+max_file_size_mb = 10
+monthly_quota_gb = {quota_gb}
+max_concurrent_tasks = 16
+
+[[accounts]]
+name = "fred"
+plan = "metered"
+api_key = "{FRED}"
+"#
+    );
+    let env = [s3.env(), db.env()];
+    let a = Server::start_with(Options {
+        extra: extra.clone(),
+        ..with(&env, &[])
+    })
+    .await;
+    let b = Server::start_with(Options {
+        extra,
+        ..with(&env, &[])
+    })
+    .await;
+    let input = a.upload_file(FRED, None, &media().short()).await;
+    let runs = (0..8).map(|i| {
+        let task = json!({"inputs": [{"file_path": input}], "outputs": [{"file": format!("f{i}.png"), "options": ["-frames:v", "1"]}]});
+        let s = if i % 2 == 0 { &a } else { &b };
+        async move { s.process(FRED, task).await }
+    });
+    let answers = futures_util::future::join_all(runs).await;
+    for (status, body) in &answers {
+        if *status != 200 {
+            assert_eq!(*status, 403, "{body}");
+            assert!(
+                body["error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Quota exceeded"),
+                "{body}"
+            );
+        }
+    }
+    let ran = answers.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!(ran, 2, "{answers:?}");
+    let (_, usage) = b.get("/usage", FRED).await;
+    assert!(
+        usage["usage"]["input_size_gb"].as_f64().unwrap() <= quota_gb,
+        "{usage}"
+    );
+}

@@ -46,6 +46,8 @@ url = "mem://"
 
 [storage]
 path = "$WORK/files"
+# Tenant buckets on, so POST /credentials and the tasks' export are exercised.
+credentials_key = "q8Xr3m0mFq4s6xM0eR1k2p7T9vY5bW3nL8cJ2hD4fA0="
 
 [plans.pro]
 max_file_size_mb = 20

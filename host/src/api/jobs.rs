@@ -100,7 +100,7 @@ pub async fn submit_of(
     .await
 }
 
-#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 429, 500, 502), security(("api_key" = [])))]
+#[endpoint(tags("jobs"), request_body = super::schemas::AsyncRequest, responses((status_code = 202, body = Accepted)), status_codes(202, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 pub async fn submit(
     req: &mut Request,
     depot: &mut Depot,

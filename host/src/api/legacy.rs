@@ -141,6 +141,7 @@ async fn run(
         output_dir_id: Some(dir.dir_id.clone()),
         cache: true,
         split: true,
+        export: None,
     };
     let done = pipeline::run_now(&state, &account, task).await?;
     Ok(Json(LegacyResponse {

@@ -4,6 +4,7 @@
 pub mod ai;
 pub mod blob;
 pub mod console;
+pub mod credentials;
 pub mod directories;
 pub mod files;
 pub mod health;
@@ -191,6 +192,7 @@ fn authenticated() -> Router {
         .push(probe::router())
         .push(jobs::router())
         .push(usage::router())
+        .push(credentials::router())
         .push(ai::router())
         .push(recipes::router())
         .push(tus::router())

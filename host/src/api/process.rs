@@ -77,7 +77,7 @@ async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Process
     ))
 }
 
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ValidateResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
@@ -89,7 +89,7 @@ async fn validate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Valida
 /// What a task would cost, without running or charging it: time from the inputs' duration
 /// and the speed measured here on earlier runs of the same kind, output size from bitrates or
 /// measured bytes per second, and whether the inputs fit the month's remaining quota.
-#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 503), security(("api_key" = [])))]
+#[endpoint(tags("processing"), request_body = super::schemas::ProcessRequest, status_codes(200, 400, 401, 403, 404, 413, 429, 500, 502, 503), security(("api_key" = [])))]
 async fn estimate(req: &mut Request, depot: &mut Depot) -> AppResult<Json<EstimateResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;

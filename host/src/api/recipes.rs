@@ -61,6 +61,8 @@ pub struct RecipeRequest {
     pub webhook_url: Option<String>,
     /// `/async` only: high, normal (default) or low.
     pub priority: Option<String>,
+    /// Every file the recipe wrote copied to a bucket of yours (`POST /credentials`).
+    pub export: Option<crate::task::Export>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -121,12 +123,17 @@ pub fn request(name: &str, body: &Value) -> AppResult<recipes::Request> {
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(AppError::FlagType("cache")),
     };
+    let export = match body.get("export") {
+        None | Some(Value::Null) => None,
+        Some(e) => Some(super::from_value(e.clone())?),
+    };
     Ok(recipes::Request {
         name: name.to_string(),
         inputs,
         params,
         output_dir_id,
         cache,
+        export,
     })
 }
 

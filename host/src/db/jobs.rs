@@ -151,6 +151,9 @@ pub struct StoredOutput {
     /// playback URLs existed, which then show none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir_id: Option<String>,
+    /// Where the task's `export` copied it (`s3://<credential>/<key>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exported_to: Option<String>,
 }
 
 /// A running job's progress.

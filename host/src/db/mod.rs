@@ -18,6 +18,7 @@ macro_rules! add_usage {
 mod accounts;
 pub mod backup;
 mod cache;
+mod credentials;
 mod jobs;
 mod listings;
 mod parts;
@@ -26,6 +27,7 @@ mod tus;
 mod uploads;
 
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
+pub use credentials::{CredentialRow, SealedCredential};
 pub use parts::{Part, PartFailure, PartStatus};
 pub use tus::TusUpload;
 pub use uploads::UploadRefusal;

@@ -108,7 +108,10 @@ impl Db {
         } else {
             ""
         };
-        // Statements: 0 BEGIN, 1 LET, 2 SELECT (the claimed part), 3 COMMIT.
+        // Statements: 0 BEGIN, 1 LET, 2 IF, 3 SELECT (the claimed part), 4 COMMIT. The claim
+        // writes its account's turn record, as a job's claim does (`claim_job`): under
+        // snapshot isolation a part and a job claimed at once for one account then conflict
+        // and one is retried, so neither claim misses the other when counting what runs.
         let rows: Vec<Part> = self
             .rows_at(
                 &format!(
@@ -118,11 +121,12 @@ impl Db {
                                        ORDER BY created_at ASC, index ASC LIMIT 1)
                                SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1
                                WHERE status = 'pending' RETURN AFTER);
+                     IF array::len($p) > 0 {{ UPSERT type::record('turn', $p[0].account) SET account = $p[0].account, at = $now; }};
                      SELECT {FIELDS} FROM $p;
                      COMMIT TRANSACTION;"
                 ),
                 json!({ "s": split_id, "t": token, "now": now, "until": now + lease_ms }),
-                2,
+                3,
             )
             .await?;
         Ok(rows.into_iter().next())

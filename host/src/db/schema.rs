@@ -10,6 +10,9 @@ DEFINE INDEX IF NOT EXISTS api_key_account ON api_key FIELDS account;
 DEFINE INDEX IF NOT EXISTS api_key_id ON api_key FIELDS key_id;
 DEFINE TABLE IF NOT EXISTS audit SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS audit_at ON audit FIELDS at;
+-- Tenants' bucket credentials, secrets sealed (`db/credentials.rs`).
+DEFINE TABLE IF NOT EXISTS credential SCHEMALESS;
+DEFINE INDEX IF NOT EXISTS credential_account ON credential FIELDS account;
 
 DEFINE TABLE IF NOT EXISTS directory SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS directory_account ON directory FIELDS account;

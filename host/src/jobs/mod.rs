@@ -161,6 +161,7 @@ async fn queue_recipe(
         output_dir_id: call.output_dir_id.clone(),
         cache: call.cache,
         split: true,
+        export: None,
     };
     Ok((resolved, task))
 }

@@ -25,7 +25,9 @@ pub fn spawn(state: &Arc<AppState>) {
     for _ in 0..state.cfg.jobs.workers {
         tokio::spawn(worker_loop(state.clone()));
     }
-    tokio::spawn(wake_on_changes(state.clone()));
+    if state.cfg.jobs.live_queries {
+        tokio::spawn(wake_on_changes(state.clone()));
+    }
     tokio::spawn(super::webhooks::deliver_loop(state.clone()));
 }
 

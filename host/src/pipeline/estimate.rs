@@ -185,7 +185,7 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
                     None => unknown += 1,
                 }
             }
-            InputFile::Url(_) => unknown += 1,
+            InputFile::Url(_) | InputFile::Bucket { .. } => unknown += 1,
         }
     }
     let input_s = duration.unwrap_or(UNKNOWN_DURATION_S);
@@ -307,6 +307,7 @@ mod tests {
             output_dir_id: None,
             cache: true,
             split: true,
+            export: None,
         }
     }
 

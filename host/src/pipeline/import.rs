@@ -1,6 +1,7 @@
-//! Stage 2, *import*: URL inputs are fetched once into storage (into the output directory, made
-//! now when the task had none), so that a queued job or a retry never fetches again. An import
-//! is stored under a free name, but keeps the `@{name}` resolve gave it.
+//! Stage 2, *import*: URL inputs and objects of the tenant's buckets are fetched once into
+//! storage (into the output directory, made now when the task had none), so that a queued job
+//! or a retry never fetches again. An import is stored under a free name, but keeps the
+//! `@{name}` resolve gave it; it is cut at the plan's file size and counts toward the quota.
 
 use super::resolve::{InputFile, Resolved, url_file_name};
 use crate::app::AppState;
@@ -14,7 +15,7 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
     if !resolved
         .inputs
         .iter()
-        .any(|i| matches!(i.file, InputFile::Url(_)))
+        .any(|i| matches!(i.file, InputFile::Url(_) | InputFile::Bucket { .. }))
     {
         return Ok(());
     }
@@ -35,15 +36,17 @@ pub async fn import(state: &AppState, resolved: &mut Resolved) -> AppResult<()> 
         .collect();
     let mut imported = false;
     for input in resolved.inputs.iter_mut() {
-        let InputFile::Url(url) = &input.file else {
-            continue;
+        let origin = match &input.file {
+            InputFile::Url(url) => Origin::Url(url),
+            InputFile::Bucket { bucket, key } => Origin::Bucket(bucket, key),
+            InputFile::Stored(_) => continue,
         };
         let name = free_name(state, &dir.dir_id, &input.name, &outputs).await?;
         let stored = fetch(
             state,
             &resolved.account,
             &dir.dir_id,
-            url,
+            origin,
             &name,
             &input.name,
         )
@@ -91,16 +94,22 @@ pub async fn import_url(
         }
         None => free_name(state, &dir.dir_id, &url_file_name(&url), &[]).await?,
     };
-    fetch(state, account, &dir.dir_id, &url, &name, &name).await
+    fetch(state, account, &dir.dir_id, Origin::Url(&url), &name, &name).await
 }
 
-/// Fetches a URL (at most the plan's file size) and stores it as `name` in `dir_id`; a refusal
-/// over the size names it `shown`.
+/// Where an imported input's bytes come from.
+enum Origin<'a> {
+    Url(&'a url::Url),
+    Bucket(&'a crate::bucket::Bucket, &'a str),
+}
+
+/// Fetches a URL or an object (at most the plan's file size, streamed to disk) and stores it as
+/// `name` in `dir_id`; a refusal over the size names it `shown`.
 async fn fetch(
     state: &AppState,
     account: &Account,
     dir_id: &str,
-    url: &url::Url,
+    origin: Origin<'_>,
     name: &str,
     shown: &str,
 ) -> AppResult<FileRecord> {
@@ -108,16 +117,13 @@ async fn fetch(
     let tmp = state
         .scratch_dir
         .join(format!("import-{}", names::random_id(16)));
-    let stored = match state
-        .net
-        .download(
-            url,
-            &tmp,
-            plan.max_file_size_bytes(),
-            std::time::Duration::from_secs(state.cfg.limits.import_timeout_s),
-        )
-        .await
-    {
+    let limit = plan.max_file_size_bytes();
+    let deadline = std::time::Duration::from_secs(state.cfg.limits.import_timeout_s);
+    let fetched = match origin {
+        Origin::Url(url) => state.net.download(url, &tmp, limit, deadline).await,
+        Origin::Bucket(bucket, key) => bucket.get(&state.net, key, &tmp, limit, deadline).await,
+    };
+    let stored = match fetched {
         Ok(_) => files::store(state, dir_id, name, &tmp, account).await,
         Err(NetError::TooLarge { size, .. }) => Err(AppError::file_too_large(
             shown,
@@ -125,7 +131,10 @@ async fn fetch(
             &plan_name,
             plan.max_file_size_mb,
         )),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(match origin {
+            Origin::Url(_) => e.into(),
+            Origin::Bucket(bucket, key) => crate::credentials::failed(bucket, key, "read", e),
+        }),
     };
     let _ = tokio::fs::remove_file(&tmp).await;
     stored

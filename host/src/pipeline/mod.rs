@@ -23,6 +23,7 @@ mod build;
 mod cached;
 mod concat;
 pub mod estimate;
+mod export;
 mod import;
 pub mod measure;
 pub mod probe;
@@ -50,7 +51,11 @@ pub async fn is_concat_list(
 ) -> AppResult<bool> {
     Ok(concat::declared(name, options) || concat::sniffed(path).await?)
 }
-pub use resolve::{Input, InputFile, Resolved, reload, resolve, resolve_unmetered, url_file_name};
+pub use export::outputs as export_outputs;
+pub use resolve::{
+    ExportTarget, Input, InputFile, Resolved, export_target, file_name_of, reload, resolve,
+    resolve_unmetered, url_file_name,
+};
 
 use crate::app::AppState;
 use crate::cache::Outcome;
@@ -95,6 +100,9 @@ pub struct OutputLink {
     /// Valid `storage.playback_url_ttl_s` seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub playback_url: Option<String>,
+    /// Where the task's `export` copied it: `s3://<credential>/<key>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exported_to: Option<String>,
 }
 
 /// Resolves and imports: what a submission or a sync run does before anything else.
@@ -214,13 +222,17 @@ pub async fn execute(
             progress,
         ))
     };
-    match key {
+    let mut done = match key {
         Some(key) => cached::run_once(state, resolved, &output_dir, &key, &shown, run).await,
         None => {
             crate::metrics::count(crate::metrics::CACHE_MISSES);
             run().await
         }
+    }?;
+    if let Some(target) = &resolved.export {
+        export::outputs(state, target, &mut done.outputs).await?;
     }
+    Ok(done)
 }
 
 /// Stage the bytes, run ffmpeg (whole, or split in segments), register the outputs, record
@@ -324,6 +336,7 @@ pub async fn links(state: &AppState, outputs: &[StoredOutput]) -> AppResult<Vec<
                 .dir_id
                 .as_deref()
                 .and_then(|dir| files::playback_url(state, dir, &o.file_name)),
+            exported_to: o.exported_to.clone(),
         });
     }
     Ok(links)

@@ -109,6 +109,34 @@ pub async fn analyze_admitted(
                 other => other?,
             }
         }
+        // An object has no partial read here: the whole of it, within the plan's file size.
+        Source::Bucket { credential, key } => {
+            if let Err(why) = crate::bucket::check_key(key) {
+                return Err(AppError::BadObject {
+                    path: file_path.to_string(),
+                    why,
+                });
+            }
+            let bucket = crate::credentials::open(state, account, credential).await?;
+            metering::check_quota(state, account, 0).await?;
+            let limit = plan.max_file_size_bytes();
+            let left = deadline.saturating_duration_since(Instant::now());
+            match bucket.get(&state.net, key, &input, limit, left).await {
+                Ok(n) => n,
+                Err(NetError::TimedOut(_)) => {
+                    return Err(AppError::UrlTimedOut(limits.probe_timeout_s));
+                }
+                Err(NetError::TooLarge { size, .. }) => {
+                    return Err(AppError::file_too_large(
+                        file_path,
+                        size,
+                        &plan_name,
+                        plan.max_file_size_mb,
+                    ));
+                }
+                Err(e) => return Err(crate::credentials::failed(&bucket, key, "read", e)),
+            }
+        }
     };
     let input = input.to_string_lossy().into_owned();
     let (exit, mut parsed) =

@@ -101,6 +101,7 @@ async fn register(
             object_id: file.object_id,
             sha256: file.sha256,
             dir_id: Some(file.dir_id),
+            exported_to: None,
         });
     }
     Ok(result)

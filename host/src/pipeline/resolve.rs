@@ -10,11 +10,16 @@ use crate::error::{AppError, AppResult};
 use crate::task::{Source, Task};
 use crate::{directories, files, metering, names};
 
-/// Where an input's bytes are: a stored file of the caller's, or a URL still to import.
+/// Where an input's bytes are: a stored file of the caller's, or a URL or an object of the
+/// tenant's bucket still to import.
 #[derive(Debug, Clone)]
 pub enum InputFile {
     Stored(FileRecord),
     Url(url::Url),
+    Bucket {
+        bucket: std::sync::Arc<crate::bucket::Bucket>,
+        key: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +39,40 @@ pub struct Resolved {
     pub inputs: Vec<Input>,
     /// `None`: URL-only inputs and no `output_dir_id`; a directory is made on import.
     pub output_dir: Option<Directory>,
+    /// The task's `export`, its bucket opened.
+    pub export: Option<ExportTarget>,
+}
+
+/// Where a task's outputs are copied (`export.rs`).
+#[derive(Debug, Clone)]
+pub struct ExportTarget {
+    pub bucket: std::sync::Arc<crate::bucket::Bucket>,
+    pub prefix: String,
+}
+
+/// The task's `export` checked and its bucket opened (the caller's own credential only).
+pub async fn export_target(
+    state: &AppState,
+    account: &Account,
+    export: Option<&crate::task::Export>,
+) -> AppResult<Option<ExportTarget>> {
+    let Some(export) = export else {
+        return Ok(None);
+    };
+    if !export.prefix.is_empty() {
+        // A prefix is checked as the key of a file put under it.
+        crate::bucket::check_key(&format!("{}x", export.prefix)).map_err(|why| {
+            AppError::BadObject {
+                path: format!("s3://{}/{}", export.credential, export.prefix),
+                why,
+            }
+        })?;
+    }
+    let bucket = crate::credentials::open(state, account, &export.credential).await?;
+    Ok(Some(ExportTarget {
+        bucket: std::sync::Arc::new(bucket),
+        prefix: export.prefix.clone(),
+    }))
 }
 
 impl Resolved {
@@ -43,7 +82,7 @@ impl Resolved {
             .iter()
             .map(|i| match &i.file {
                 InputFile::Stored(f) => f.size,
-                InputFile::Url(_) => 0,
+                InputFile::Url(_) | InputFile::Bucket { .. } => 0,
             })
             .sum()
     }
@@ -59,7 +98,7 @@ impl Resolved {
                     dir_id: f.dir_id.clone(),
                     file_name: f.file_name.clone(),
                 }),
-                InputFile::Url(_) => None,
+                InputFile::Url(_) | InputFile::Bucket { .. } => None,
             })
             .collect::<Option<Vec<_>>>()?;
         Some(QueuedRun {
@@ -109,6 +148,14 @@ pub async fn resolve_unmetered(
                 _ => input_dir = Some(dir_id),
             },
             Some(Source::Url(_)) => {}
+            Some(Source::Bucket { credential, key }) => {
+                if let Err(why) = crate::bucket::check_key(key) {
+                    return Err(AppError::BadObject {
+                        path: format!("s3://{credential}/{key}"),
+                        why,
+                    });
+                }
+            }
         }
     }
     let input_dir = match input_dir {
@@ -117,6 +164,7 @@ pub async fn resolve_unmetered(
     };
     let (plan_name, plan) = state.plan_of(account)?;
     let mut inputs = Vec::with_capacity(task.inputs.len());
+    let mut buckets: Vec<std::sync::Arc<crate::bucket::Bucket>> = Vec::new();
     for input in &task.inputs {
         inputs.push(match input.source().expect("checked above") {
             Source::Stored { dir_id, file_name } => Input {
@@ -132,6 +180,26 @@ pub async fn resolve_unmetered(
                     name: url_file_name(&url),
                     shown: input.file_path.clone(),
                     file: InputFile::Url(url),
+                }
+            }
+            Source::Bucket { credential, key } => {
+                let bucket = match buckets.iter().find(|b| b.credential == credential) {
+                    Some(b) => b.clone(),
+                    None => {
+                        let b = std::sync::Arc::new(
+                            crate::credentials::open(state, account, credential).await?,
+                        );
+                        buckets.push(b.clone());
+                        b
+                    }
+                };
+                Input {
+                    name: file_name_of(key.rsplit('/').next().unwrap_or("")),
+                    shown: input.file_path.clone(),
+                    file: InputFile::Bucket {
+                        bucket,
+                        key: key.to_string(),
+                    },
                 }
             }
         });
@@ -153,11 +221,13 @@ pub async fn resolve_unmetered(
             }
         }
     }
+    let export = export_target(state, account, task.export.as_ref()).await?;
     Ok(Resolved {
         account: account.clone(),
         task,
         inputs,
         output_dir,
+        export,
     })
 }
 
@@ -187,6 +257,7 @@ pub async fn reload(
         task: task.clone(),
         inputs,
         output_dir: Some(directories::owned(state, account, &run.output_dir_id).await?),
+        export: export_target(state, account, task.export.as_ref()).await?,
     };
     Ok(resolved)
 }
@@ -197,8 +268,12 @@ pub fn url_file_name(url: &url::Url) -> String {
         .path_segments()
         .and_then(|mut s| s.next_back())
         .unwrap_or("");
-    let decoded = percent_encoding::percent_decode_str(last).decode_utf8_lossy();
-    let clean: String = decoded
+    file_name_of(&percent_encoding::percent_decode_str(last).decode_utf8_lossy())
+}
+
+/// A path's last segment (a URL's, an object key's) made into a valid file name.
+pub fn file_name_of(last: &str) -> String {
+    let clean: String = last
         .chars()
         .map(|c| {
             if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {

@@ -141,7 +141,9 @@ pub async fn hashes(
 fn stored(input: &Input) -> AppResult<&crate::db::FileRecord> {
     match &input.file {
         InputFile::Stored(file) => Ok(file),
-        InputFile::Url(_) => Err(AppError::Internal(anyhow::anyhow!("input not imported"))),
+        InputFile::Url(_) | InputFile::Bucket { .. } => {
+            Err(AppError::Internal(anyhow::anyhow!("input not imported")))
+        }
     }
 }
 

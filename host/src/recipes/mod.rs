@@ -168,6 +168,8 @@ pub async fn run(
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Ran> {
     checked(state, req).await?;
+    // A bad export is refused before anything runs.
+    let export = crate::pipeline::export_target(state, account, req.export.as_ref()).await?;
     let known = facts::known(state, account, &req.inputs, req.output_dir_id.clone()).await?;
     let output_dir_id = known
         .output_dir_id()
@@ -200,8 +202,12 @@ pub async fn run(
                     )
                 })?;
                 let (time, input, output) = run.figures;
+                let mut outputs = run.outputs;
+                if let Some(target) = &export {
+                    crate::pipeline::export_outputs(state, target, &mut outputs).await?;
+                }
                 return Ok(Ran {
-                    outputs: run.outputs,
+                    outputs,
                     usage: Usage::new(time, input, output),
                     data,
                     steps: run.steps,

@@ -142,6 +142,7 @@ pub(super) fn from_wit_task(task: types::Task) -> Task {
         output_dir_id: task.output_dir_id,
         cache: true,
         split: true,
+        export: None,
     }
 }
 
