@@ -1,6 +1,8 @@
 // The API as the console uses it: the same routes, auth and answers as any client. The key lives
 // in sessionStorage (gone when the tab closes) and only ever travels in the Authorization header.
 
+import { script } from "/console/view.js";
+
 const KEY = "mediaforge.apiKey";
 
 export function savedKey() {
@@ -60,36 +62,52 @@ export async function api(method, path, body, key) {
   return data;
 }
 
+/** Chunks of a resumable upload: what is resent at most when a connection drops. */
+const CHUNK = 8 * 1024 * 1024;
+
+/** The server's `error` in a failed tus request, else tus-js-client's own message. */
+function tusError(err) {
+  const res = err?.originalResponse;
+  let message = err?.message ?? String(err);
+  try {
+    message = JSON.parse(res.getBody()).error ?? message;
+  } catch {
+    // No answer, or not JSON: keep the client's message.
+  }
+  return new ApiError(res?.getStatus?.() ?? 0, `Upload failed: ${message}`);
+}
+
 /**
- * PUTs a file to a presigned upload (`upload.url`, `upload.method`, `upload.headers` of
- * POST /file). XMLHttpRequest, not fetch: only it reports upload progress.
+ * Uploads `file` into directory `dirId` with the tus protocol (POST /tus, then PATCHes of 8 MiB,
+ * README, "resumable uploads"): an upload cut off (a dropped connection, a closed tab) resumes from
+ * the server's offset when the same file is given again, by the upload URL tus-js-client keeps
+ * in localStorage under this file and directory. Resolves with the file's `dir_id/file_name`.
  */
-export function putFile(upload, file, onProgress) {
+export async function tusUpload(file, dirId, onProgress) {
+  const tus = await script("tus.min.js", "tus");
   return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open(upload.method || "PUT", upload.url);
-    for (const [name, value] of Object.entries(upload.headers ?? {})) {
-      xhr.setRequestHeader(name, value);
-    }
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    };
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
+    const upload = new tus.Upload(file, {
+      endpoint: "/tus",
+      headers: { Authorization: headers().Authorization },
+      metadata: { filename: file.name, dir_id: dirId },
+      chunkSize: CHUNK,
+      retryDelays: [0, 1000, 3000, 5000],
+      removeFingerprintOnSuccess: true,
+      fingerprint: (f) => Promise.resolve(["mediaforge", dirId, f.name, f.size, f.lastModified].join("/")),
+      onProgress: (sent, total) => onProgress(total ? sent / total : 0),
+      onSuccess: () => {
         onProgress(1);
-        resolve();
-        return;
-      }
-      let message = `Upload failed: HTTP ${xhr.status}`;
-      try {
-        message = JSON.parse(xhr.responseText).error ?? message;
-      } catch {
-        // S3 answers XML: keep the status.
-      }
-      reject(new ApiError(xhr.status, message));
-    };
-    xhr.onerror = () => reject(new ApiError(0, "Upload failed: the store cannot be reached"));
-    xhr.send(file);
+        resolve(`${dirId}/${file.name}`);
+      },
+      onError: (err) => reject(tusError(err)),
+    });
+    upload
+      .findPreviousUploads()
+      .then((previous) => {
+        if (previous.length) upload.resumeFromPreviousUpload(previous[0]);
+        upload.start();
+      })
+      .catch((err) => reject(tusError(err)));
   });
 }
 

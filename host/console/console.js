@@ -1,7 +1,7 @@
 // The console: directories and files, the task editor with its live dry run, plain-language
 // requests, runs and jobs, previews and usage. Everything goes through the public API (api.js).
 
-import { api, ApiError, followJob, forgetKey, putFile, saveKey, savedKey } from "/console/api.js";
+import { api, ApiError, followJob, forgetKey, saveKey, savedKey, tusUpload } from "/console/api.js";
 import { player } from "/console/player.js";
 import { setupRecipes } from "/console/recipes.js";
 import {
@@ -219,12 +219,12 @@ async function uploadOne(d, file) {
   const row = el("div", { class: "upload-row" }, label, bar);
   $("uploads").append(row);
   try {
-    const created = await api("POST", "/file", { file_name: file.name, dir_id: d.id });
-    await putFile(created.upload, file, (f) => { bar.value = f; });
+    // Resumable: given the same file again after a cut, it goes on from where the server is.
+    const path = await tusUpload(file, d.id, (f) => { bar.value = f; });
     label.textContent = `${file.name} · ${bytes(file.size)} · uploaded`;
     row.classList.add("done");
     if (!$("task-editor").value.trim() || $("task-editor").value === state.template) {
-      useInput(created.file.file_path, file.name, file.type);
+      useInput(path, file.name, file.type);
     }
   } catch (e) {
     label.textContent = `${file.name}: ${e.message}`;

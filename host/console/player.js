@@ -4,27 +4,7 @@
 // from the playback prefix on this origin, so the page's CSP needs only `media-src blob:` for
 // the media source.
 
-import { el } from "/console/view.js";
-
-const loading = new Map();
-
-/** Loads `/console/<name>` once and resolves with the global it defines. */
-function script(name, global) {
-  if (window[global]) return Promise.resolve(window[global]);
-  if (!loading.has(name)) {
-    loading.set(name, new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = `/console/${name}`;
-      s.onload = () => (window[global] ? resolve(window[global]) : reject(new Error(`${name} did not load`)));
-      s.onerror = () => {
-        loading.delete(name);
-        reject(new Error(`${name} did not load`));
-      };
-      document.head.append(s);
-    }));
-  }
-  return loading.get(name);
-}
+import { el, script } from "/console/view.js";
 
 /** Plays `url` (a master playlist or an MPD) in `video`; resolves with a function that stops it. */
 export async function play(video, url) {

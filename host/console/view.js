@@ -170,3 +170,23 @@ export function dryRunRefused(task, error) {
     task && typeof task === "object" ? el("div", { class: "task-chips" }, taskChips(task, subject)) : null,
   ];
 }
+
+const loading = new Map();
+
+/** Loads `/console/<name>` once and resolves with the global it defines. */
+export function script(name, global) {
+  if (window[global]) return Promise.resolve(window[global]);
+  if (!loading.has(name)) {
+    loading.set(name, new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = `/console/${name}`;
+      s.onload = () => (window[global] ? resolve(window[global]) : reject(new Error(`${name} did not load`)));
+      s.onerror = () => {
+        loading.delete(name);
+        reject(new Error(`${name} did not load`));
+      };
+      document.head.append(s);
+    }));
+  }
+  return loading.get(name);
+}

@@ -26,7 +26,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 BASE, KEY, BIN, WORK, FILES = sys.argv[1:6]
 CLIP = os.path.join(WORK, "clip.mp4")
 TOOLS = [
-    "create_directory", "list_directories", "list_files", "create_file", "import_url",
+    "create_directory", "list_directories", "list_files", "create_file",
+    "create_resumable_upload", "import_url",
     "get_download_url", "delete_file", "validate", "estimate", "process", "probe", "ask", "ask_probe",
     "submit_job", "job_status", "list_jobs", "cancel_job",
 ]
@@ -116,6 +117,34 @@ async def over_http():
                   files)
             dirs = await call(s, "list_directories", {})
             check("list_directories", dir_id in [x["id"] for x in dirs["directories"]], dirs)
+
+            # A large file's way in: a tus upload an agent drives with plain PATCHes, cut
+            # after the first and taken up again from the offset HEAD answers.
+            with open(os.path.join(WORK, "long.mp4"), "rb") as fh:
+                data = fh.read()
+            r = await call(s, "create_resumable_upload",
+                           {"file_name": "resumed.mp4", "size_bytes": len(data), "dir_id": dir_id})
+            url = r["upload_url"]
+            tus = {"Authorization": f"Basic {KEY}", "Tus-Resumable": "1.0.0"}
+            patch = {**tus, "Content-Type": "application/offset+octet-stream"}
+            half = len(data) // 2
+            httpx2.patch(url, content=data[:half], timeout=60,
+                         headers={**patch, "Upload-Offset": "0"}).raise_for_status()
+            at = int(httpx2.head(url, headers=tus, timeout=30).headers["Upload-Offset"])
+            httpx2.patch(url, content=data[at:], timeout=60,
+                         headers={**patch, "Upload-Offset": str(at)}).raise_for_status()
+            dl = await call(s, "get_download_url", {"file_path": r["file_path"]})
+            got = httpx2.get(dl["download"]["url"], timeout=60).content
+            check("create_resumable_upload: PATCHes resumed from HEAD's offset make the file",
+                  r["file_path"] == f"{dir_id}/resumed.mp4" and at == half and got == data,
+                  f"{r} at {at}, {len(got)} of {len(data)} bytes")
+            try:
+                big = await call(s, "create_resumable_upload",
+                                 {"file_name": "huge.mp4", "size_bytes": 10**12, "dir_id": dir_id})
+            except RuntimeError as e:
+                big = str(e)
+            check("create_resumable_upload over the plan: the API's message",
+                  "exceeds plan" in str(big), big)
 
             task = {"inputs": [{"file_path": clip}], "outputs": [{"file": "small.mp4", "options": SMALL}]}
             v = await call(s, "validate", {"task": task})

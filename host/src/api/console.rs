@@ -63,6 +63,8 @@ const ASSETS: &[Asset] = &[
         "dash.mediaplayer.min.js",
         "text/javascript; charset=utf-8"
     ),
+    // The resumable upload client (tus), loaded on the first upload.
+    asset!("vendor/", "tus.min.js", "text/javascript; charset=utf-8"),
     asset!("icon.svg", "image/svg+xml"),
 ];
 

@@ -9,8 +9,11 @@ use base64::Engine;
 use futures_util::StreamExt;
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
+use serde::Serialize;
 
 use super::{account, state};
+use crate::app::AppState;
+use crate::db::Account;
 use crate::error::{AppError, AppResult};
 use crate::resumable::{self, Checksum};
 
@@ -128,12 +131,7 @@ async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
         .or(get("name"))
         .ok_or(AppError::Required("Upload-Metadata filename"))?;
     let upload = resumable::create(&state, &account, file_name, get("dir_id"), length).await?;
-    let location = format!(
-        "{}/tus/{}",
-        state.cfg.server.public_url.trim_end_matches('/'),
-        upload.tus_id
-    );
-    set(res, "location", &location);
+    set(res, "location", &location(&state, &upload.tus_id));
     set(res, "upload-expires", http_date(upload.expires_at));
     let mut offset = 0;
     if header(req, "content-type").is_some_and(|t| t.starts_with(OFFSET_STREAM)) {
@@ -142,6 +140,46 @@ async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
     set(res, "upload-offset", offset);
     res.status_code(StatusCode::CREATED);
     Ok(())
+}
+
+/// A resumable upload made for a client that speaks no tus itself (the MCP tool
+/// `create_resumable_upload`): where to send the bytes, and how.
+#[derive(Serialize, ToSchema)]
+pub struct ResumableUpload {
+    pub ok: bool,
+    /// The file's path for tasks, once the last byte is in.
+    pub file_path: String,
+    /// PATCH the bytes here in chunks, each with `Upload-Offset` (the bytes the server holds,
+    /// which `HEAD` on this URL answers), `Tus-Resumable: 1.0.0`,
+    /// `Content-Type: application/offset+octet-stream` and the same API key.
+    pub upload_url: String,
+    pub upload_length: u64,
+    /// Left idle this long (RFC 3339), the upload is removed.
+    pub expires_at: String,
+}
+
+pub async fn create_of(
+    state: &AppState,
+    account: &Account,
+    file_name: &str,
+    dir_id: Option<&str>,
+    length: u64,
+) -> AppResult<ResumableUpload> {
+    let upload = resumable::create(state, account, file_name, dir_id, length).await?;
+    Ok(ResumableUpload {
+        ok: true,
+        file_path: format!("{}/{}", upload.dir_id, upload.file_name),
+        upload_url: location(state, &upload.tus_id),
+        upload_length: upload.length,
+        expires_at: crate::clock::ms_rfc3339(upload.expires_at),
+    })
+}
+
+fn location(state: &AppState, tus_id: &str) -> String {
+    format!(
+        "{}/tus/{tus_id}",
+        state.cfg.server.public_url.trim_end_matches('/')
+    )
 }
 
 fn tus_id(req: &Request) -> String {

@@ -52,6 +52,17 @@ struct FilePathArgs {
 }
 
 #[derive(Deserialize, ToSchema)]
+struct ResumableArgs {
+    /// The file's name in its directory.
+    file_name: String,
+    /// The file's whole size in bytes (checked against the plan now).
+    size_bytes: u64,
+    /// Without it a new directory with a 24 h TTL is made.
+    #[serde(default)]
+    dir_id: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
 struct ImportUrlArgs {
     /// An http(s) URL the server may fetch (public addresses only, at most the plan's file size).
     url: String,
@@ -192,7 +203,17 @@ pub fn catalogue() -> &'static [Tool] {
                 "create_file",
                 "Create a file record and get a presigned upload URL: PUT the raw bytes to \
                  `upload.url` with every header of `upload.headers`. The file path for tasks is \
-                 `file.file_path`.",
+                 `file.file_path`. For large files use `create_resumable_upload`.",
+                writes(),
+            ),
+            tool::<ResumableArgs, api::tus::ResumableUpload>(
+                "create_resumable_upload",
+                "For a large file (over about 100 MB) or an unreliable network: make a resumable \
+                 upload (the tus protocol) and get `upload_url`. PATCH the bytes there in chunks \
+                 (say 8 MiB), each with the headers `Upload-Offset: <bytes the server holds>`, \
+                 `Tus-Resumable: 1.0.0`, `Content-Type: application/offset+octet-stream` and \
+                 this API key; after a cut, `HEAD upload_url` answers `Upload-Offset` to go on \
+                 from. The file is ready at `file_path` when the last byte is in.",
                 writes(),
             ),
             tool::<ImportUrlArgs, FileInfoResponse>(
@@ -455,6 +476,19 @@ impl Tools {
                 body(api::directories::files_of(state, account, &a.dir_id).await?)
             }
             "create_file" => body(api::files::create_upload(state, account, args).await?),
+            "create_resumable_upload" => {
+                let a: ResumableArgs = from_value(args)?;
+                body(
+                    api::tus::create_of(
+                        state,
+                        account,
+                        &a.file_name,
+                        a.dir_id.as_deref(),
+                        a.size_bytes,
+                    )
+                    .await?,
+                )
+            }
             "import_url" => {
                 let a: ImportUrlArgs = from_value(args)?;
                 let file = pipeline::import_url(
