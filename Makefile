@@ -10,7 +10,7 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build host run test test-servers test-llm bench bench-build bench-split setup wasm-target packages plugins fmt check clean
+.PHONY: all build host run test test-servers test-llm test-image image bench bench-build bench-split setup wasm-target packages plugins fmt check clean
 
 all: build
 
@@ -55,11 +55,13 @@ run: build
 test-servers:
 	@bash tests/servers/install-s3s.sh >/dev/null
 
-## test: plugin unit tests (native), then the host's unit and black-box tests (debug build), a
-## crate per world from `plugin new` (built, checked, run), the MCP endpoint through the Python
-## SDK, resumable uploads through tuspy, and schemathesis
+## test: plugin unit tests (native) and the translator's sourced corpus's refusals, then the
+## host's unit and black-box tests (debug build), a crate per world from `plugin new` (built,
+## checked, run), the MCP endpoint through the Python SDK, resumable uploads through tuspy,
+## schemathesis and the console in headless Chromium
 test: packages plugins test-servers
 	cd plugins && cargo test --lib --workspace --exclude misbehaving --exclude changed-wit --exclude formatter-0-1-0 --exclude panicking --exclude hostile-recipe --target $$(rustc -vV | sed -n "s/^host: //p")
+	cd plugins && cargo test -p translator --test corpus --target $$(rustc -vV | sed -n "s/^host: //p")
 	cargo build --workspace --bins --benches
 	MEDIAFORGE_TEST_WASM=$(WASM_OUT) cargo test --workspace
 	bash tests/plugins/new.sh
@@ -67,6 +69,23 @@ test: packages plugins test-servers
 	bash tests/tus/run.sh
 	bash tests/schemathesis/run.sh
 	bash tests/console/run.sh
+
+## image: an OCI image with podman: the release binary (stripped), the default plugins and the
+## documented config on a Debian bookworm base made locally by mmdebstrap (config/image/base.sh)
+IMAGE ?= localhost/mediaforge:latest
+image: build
+	@{ command -v podman && command -v mmdebstrap; } >/dev/null || \
+	  ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman mmdebstrap >/dev/null)
+	bash config/image/base.sh
+	rm -rf $(CARGO_TARGET_DIR)/image && mkdir -p $(CARGO_TARGET_DIR)/image/plugins
+	strip -o $(CARGO_TARGET_DIR)/image/mediaforge $(CARGO_TARGET_DIR)/release/mediaforge
+	cp $(CONFIG) $(CARGO_TARGET_DIR)/image/mediaforge.toml
+	cp $(addprefix $(DIST)/,$(addsuffix .wasm,$(PLUGINS))) $(CARGO_TARGET_DIR)/image/plugins/
+	podman build -q -f Containerfile -t $(IMAGE) $(CARGO_TARGET_DIR)/image
+
+## test-image: the image started as an operator would, the README's walkthrough run against it
+test-image: image
+	IMAGE=$(IMAGE) bash tests/image/run.sh
 
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
 test-llm: packages plugins

@@ -102,8 +102,13 @@ fn loudness(
                 )
             })?;
             let field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("0").to_string();
+            // loudnorm works at 192 kHz: back to the input's rate (48 kHz when it is unknown),
+            // so normalising changes the level and nothing the user did not ask for.
+            let rate = stream(source, "audio")
+                .and_then(|a| a.sample_rate)
+                .unwrap_or(48000);
             let graph = format!(
-                "loudnorm={target}:measured_I={}:measured_TP={}:measured_LRA={}:measured_thresh={}:offset={}:linear=true,aresample=48000",
+                "loudnorm={target}:measured_I={}:measured_TP={}:measured_LRA={}:measured_thresh={}:offset={}:linear=true,aresample={rate}",
                 field("input_i"),
                 field("input_tp"),
                 field("input_lra"),

@@ -94,8 +94,10 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     let lex = lexicon();
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    // A file name names an input ("convert clip.mp4"): it asks for nothing itself.
     let quiet = |t: &Token| {
         t.kind == Tok::Sep
+            || t.kind == Tok::File
             || (t.kind == Tok::Word
                 && (lex.is_filler(&t.norm)
                     || lex.classes["barrier"]
@@ -128,6 +130,17 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
 /// that would otherwise be dropped without a word. A clause counts as understood when any rule
 /// used a word of it ("trim the first 10 seconds": the rule took "first 10 seconds").
 pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
+    clauses_not_understood(tokens, hits, false)
+}
+
+/// Like [`unaccounted_clauses`], but only the clauses joined to the one before by "and",
+/// "plus" or "also": in a question, a second question ("which codec, and what sample rate")
+/// rather than its context ("before I convert it: ...").
+pub fn unaccounted_joined<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
+    clauses_not_understood(tokens, hits, true)
+}
+
+fn clauses_not_understood<T>(tokens: &[Token], hits: &[Hit<T>], joined: bool) -> Vec<String> {
     let lex = lexicon();
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
@@ -147,14 +160,17 @@ pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> 
                         .iter()
                         .any(|p| p.len() == 1 && p[0] == t.norm))
             }
-            // A number or a file name left alone is part of what was asked.
+            // A file name names an input; a number left alone is part of what was asked.
+            Tok::File => false,
             _ => true,
         }
     };
     let mut out = Vec::new();
     let mut clause: Vec<usize> = Vec::new();
-    let mut close = |clause: &mut Vec<usize>| {
-        let understood = clause.iter().any(|i| used.contains(i));
+    // Whether the clause being read was opened by "and"/"plus"/"also".
+    let mut opened_by_and = false;
+    let mut close = |clause: &mut Vec<usize>, opened_by_and: bool| {
+        let understood = clause.iter().any(|i| used.contains(i)) || (joined && !opened_by_and);
         let words: Vec<&str> = clause
             .iter()
             .filter(|&&i| meaningful(&tokens[i]))
@@ -167,12 +183,13 @@ pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> 
     };
     for (i, t) in tokens.iter().enumerate() {
         if t.kind == Tok::Sep || (barrier(t) && !used.contains(&i)) {
-            close(&mut clause);
+            close(&mut clause, opened_by_and);
+            opened_by_and = ["and", "plus", "also"].contains(&t.norm.as_str());
         } else {
             clause.push(i);
         }
     }
-    close(&mut clause);
+    close(&mut clause, opened_by_and);
     out
 }
 

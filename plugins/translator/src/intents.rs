@@ -36,6 +36,8 @@ pub enum Thumb {
     First,
     Last,
     Middle,
+    /// A frame by its number, counted from 0 ("frame number 120").
+    Frame(u32),
     /// No time given: the plan picks one.
     Default,
 }
@@ -158,6 +160,8 @@ pub enum FormatHow {
     Source,
     /// Named without a preposition: the output unless it names an input.
     Mention,
+    /// "for iPhone", "for WhatsApp": a format that plays there, unless another is named.
+    Compatible,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,12 +192,30 @@ pub enum Intent {
     Timelapse,
     /// Sound for speech recognition: 16 kHz mono.
     Speech,
+    /// Cut into parts of this many seconds, each its own file.
+    Segment(f64),
+    /// A subtitle file written in this format (`srt`, `vtt`, `ass`): converted, or taken out
+    /// of a video.
+    SubtitleFormat(String),
+    /// "without re-encoding": the streams are copied, or the request is refused.
+    NoReencode,
+    /// "don't change the resolution": the picture keeps its size.
+    KeepSize,
+    /// Cut into this many parts of equal length.
+    SegmentCount(u32),
+    /// Clips joined with the end of one fading into the start of the next, over this long.
+    Crossfade(Option<f64>),
     /// Padding filled with the picture blurred ("a blurred background").
     BlurFill,
     Reverse,
     Volume(Level),
     /// Degrees clockwise.
     Rotate(i32),
+    /// A rotation implied by a description ("upside down", "sideways"): used only when no
+    /// rotation is named, never added to one ("it's upside down, rotate it 180°" is 180°).
+    RotateHint(i32),
+    /// "don't crop it": an aspect ratio is reached by padding; a crop is refused.
+    NoCrop,
     Flip {
         horizontal: bool,
     },
@@ -320,18 +342,11 @@ pub fn understand(instruction: &str) -> Understanding {
     let leftovers = grammar::leftovers(&tokens, &hits);
     let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
     let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
-    // In another language the grammar knows only the words that carry requests: every other
-    // word would be unknown, so unknown words are not a sign of a dropped request there.
-    let lex = crate::lexicon::lexicon();
-    let foreign = instruction
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| lex.foreign.contains(w));
-    let unknown = if foreign {
-        Vec::new()
-    } else {
-        grammar::unknown_words(&tokens, &hits)
-    };
+    // Words the grammar does not know, in any language: another language's function words
+    // (articles, pronouns, politeness) are `@filler` in languages.txt, so an unknown word left
+    // in an understood clause ("quítale los primeros 3 segundos": the verb) refuses rather
+    // than letting the rest run with a guessed meaning.
+    let unknown = grammar::unknown_words(&tokens, &hits);
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
@@ -486,6 +501,12 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             "first" => Some(Thumb::First),
             "last" => Some(Thumb::Last),
             "middle" => Some(Thumb::Middle),
+            "frame" => values(caps)
+                .find_map(|(v, _)| match v {
+                    Value::Num(n) | Value::Ord(n) => positive_int(*n + 1.0).map(|k| k - 1),
+                    _ => None,
+                })
+                .map(Thumb::Frame),
             _ => Some(Thumb::Default),
         }
         .map(Intent::Thumb),
@@ -548,6 +569,25 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "reverse" => Some(Intent::Reverse),
         "timelapse" => Some(Intent::Timelapse),
         "speech" => Some(Intent::Speech),
+        "crossfade" => Some(Intent::Crossfade(
+            times(caps).first().copied().filter(|t| *t > 0.0),
+        )),
+        "no-reencode" => Some(Intent::NoReencode),
+        "no-crop" => Some(Intent::NoCrop),
+        "subtitle-format" => Some(Intent::SubtitleFormat(arg(0).to_string())),
+        "keep-size" => Some(Intent::KeepSize),
+        "segment-count" => values(caps)
+            .find_map(|(v, _)| match v {
+                Value::Num(n) => positive_int(*n),
+                _ => None,
+            })
+            .filter(|n| (2..=1000).contains(n))
+            .map(Intent::SegmentCount),
+        "segment" => times(caps)
+            .first()
+            .copied()
+            .filter(|t| *t >= 0.5)
+            .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
         // Silence between two times, the rest of the sound and the whole length kept.
         "mute-range" => {
@@ -574,14 +614,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 None => None,
             }
         }
-        "rotate" => {
+        "rotate" | "rotate-hint" => {
             let deg = match first {
                 Some((Value::Deg(d) | Value::Num(d), _)) => *d,
                 _ => arg_num(args, 1).unwrap_or(90.0),
             };
             let signed = if arg(0) == "ccw" { -deg } else { deg };
             let norm = (signed.round() as i32).rem_euclid(360);
-            (norm != 0).then_some(Intent::Rotate(norm))
+            (norm != 0).then_some(if rule.intent == "rotate-hint" {
+                Intent::RotateHint(norm)
+            } else {
+                Intent::Rotate(norm)
+            })
         }
         "flip" => Some(Intent::Flip {
             horizontal: arg(0) == "h",
@@ -853,7 +897,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         }),
         "format" => {
             let how = match arg(0) {
-                "target" | "compatible" => FormatHow::Target,
+                "target" => FormatHow::Target,
+                "compatible" => FormatHow::Compatible,
                 "source" => FormatHow::Source,
                 "mention" => FormatHow::Mention,
                 other => return Err(format!("format {other}")),

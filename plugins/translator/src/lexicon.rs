@@ -32,7 +32,46 @@ pub fn lexicon() -> &'static Lexicon {
         let mut lex = parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}"));
         let other = parse(LANGUAGES_TXT).unwrap_or_else(|e| panic!("languages.txt: {e}"));
         lex.rewrites.extend(other.rewrites);
-        lex.foreign = other.spellings.keys().cloned().collect();
+        // Other languages' function words (`@filler`, `@quiet` there) join the English
+        // classes: an instruction in another language is then checked word by word too.
+        for (name, list) in other.classes.clone() {
+            let class = lex.classes.entry(name).or_default();
+            class.extend(list);
+            class.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        }
+        // Words English uses too ("image", "logo", "bring") do not mark another language.
+        let own = parse(LEXICON_TXT).unwrap_or_default();
+        let english: std::collections::HashSet<&str> = own
+            .classes
+            .values()
+            .flatten()
+            .chain(lex.values.values().flatten().map(|(p, _)| p))
+            .flatten()
+            .map(String::as_str)
+            .chain([
+                "bring", "pack", "coin", "inverse", "solo", "film", "passe", "large", "blog",
+                "web", "page", "filme",
+            ])
+            .collect();
+        lex.foreign = other
+            .spellings
+            .iter()
+            .filter(|(k, v)| k != v && !english.contains(k.as_str()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        // Their function words mark another language too (long ones only: "con" or "da"
+        // could be English).
+        lex.foreign.extend(
+            other
+                .classes
+                .get("filler")
+                .into_iter()
+                .flatten()
+                .filter(|p| p.len() == 1 && p[0].chars().count() >= 4)
+                .filter(|p| !["favor", "fare", "pros", "vale", "pour"].contains(&p[0].as_str()))
+                .filter(|p| !english.contains(p[0].as_str()))
+                .map(|p| p[0].clone()),
+        );
         lex.spellings.extend(other.spellings);
         lex
     })

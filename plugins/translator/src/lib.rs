@@ -175,6 +175,21 @@ pub fn translate(
 /// Translates a probe question; pure, like [`translate_task`].
 pub fn translate_probe(instructions: &str) -> Result<ProbeConfig, Refusal> {
     let (asked, leftovers) = probe::understand(instructions);
+    let unanswered = probe::unanswered(instructions);
+    if !asked.is_empty() && !unanswered.is_empty() {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not {}, so I did not answer rather than leave part of the question unanswered.",
+                asked
+                    .iter()
+                    .map(|(_, _, w)| format!("\"{w}\""))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                quoted(&unanswered)
+            ),
+            subject: unanswered.first().cloned(),
+        });
+    }
     let keys: Vec<(String, Option<String>)> = asked
         .iter()
         .map(|(k, q, _)| (k.clone(), q.clone()))

@@ -238,6 +238,15 @@ pub const FIELDS: &[Field] = &[
 /// words it came from.
 pub type Asked = (String, Option<String>, String);
 
+/// The questions joined by "and" of which no word was understood ("which codec and what
+/// sampling frequency" with the second unknown): answering only the first would look like
+/// the whole answer.
+pub fn unanswered(instruction: &str) -> Vec<String> {
+    let tokens = tokenize(instruction);
+    let hits = probe_grammar().run(&tokens, |rule, _| Some(rule.line));
+    grammar::unaccounted_joined(&tokens, &hits)
+}
+
 /// The questions understood, and the words not understood.
 pub fn understand(instruction: &str) -> (Vec<Asked>, Vec<String>) {
     let tokens = tokenize(instruction);

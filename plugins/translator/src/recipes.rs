@@ -20,6 +20,30 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
             said.push(format!("\"{words}\""));
         }
     }
+    // A loudness normalisation and nothing else is the `loudness` recipe's job when it is
+    // offered: it measures first, as a one-pass filter cannot.
+    if names.is_empty()
+        && offered.iter().any(|r| r.name == "loudness")
+        && u.has(|i| matches!(i, Intent::Normalize(_)))
+        && u.intents().all(|i| {
+            matches!(i, Intent::Normalize(_))
+                || !i.is_action()
+                // "like Apple Podcasts wants": where it is played, not a change.
+                || matches!(i, Intent::Format { how: crate::intents::FormatHow::Compatible, .. })
+        })
+    {
+        let mut params = json!({});
+        if let Some(Intent::Normalize(Some(target))) = u
+            .intents()
+            .find(|i| matches!(i, Intent::Normalize(Some(_))))
+        {
+            params["i"] = lufs(*target);
+        }
+        return Some(Ok(Answer::Recipe(RecipeCall {
+            name: "loudness".into(),
+            params: Value::to_string(&params),
+        })));
+    }
     let name = *names.first()?;
     let refuse = |message: String| {
         Some(Err(Refusal {
@@ -52,7 +76,7 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
             // "two-pass loudness normalisation to -16 LUFS": the target is the recipe's.
             Intent::Normalize(target) if name == "loudness" => {
                 if let Some(i) = target {
-                    params["i"] = json!(i);
+                    params["i"] = lufs(*i);
                 }
             }
             other if other.is_action() => others.push(format!("\"{words}\"")),
@@ -83,4 +107,13 @@ pub fn unused_job_words(u: &Understanding) -> Option<String> {
                 .any(|w| named.iter().any(|p| p.len() == 1 && p[0] == w))
         })
         .cloned()
+}
+
+/// A loudness target as JSON: -16, not -16.0, when it is whole.
+fn lufs(i: f64) -> Value {
+    if i.fract() == 0.0 && i.abs() < 1e6 {
+        json!(i as i64)
+    } else {
+        json!(i)
+    }
 }

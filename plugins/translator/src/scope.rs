@@ -106,6 +106,54 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
             "number plates",
             "transcribe it",
             "transcribe the",
+            "transcribe",
+            "transcription",
+            "transcript",
+            "what people say",
+            "what they say",
+            "what is said",
+            "what he says",
+            "what she says",
+            "subtitles automatically",
+            "automatic subtitles",
+            "auto-generate subtitles",
+            "auto generate subtitles",
+            "generate subtitles",
+            "auto subtitles",
+            "translate them",
+            "translate it",
+            "translate the subtitles",
+            "transcripción",
+            "transcripcion",
+            "transcríbelo",
+            "lo que hablan",
+            "lo que dice",
+            "traducelos",
+            "tradúcelos",
+            "traducir",
+            "transcris",
+            "transcrire",
+            "transcription",
+            "ce que dit",
+            "traduits",
+            "traduis",
+            "traduire",
+            "transkribier",
+            "transkription",
+            "übersetze",
+            "trascrivi",
+            "trascrizione",
+            "traduci",
+            "transcreva",
+            "transcrição",
+            "traduza",
+            "reconhecimento",
+            "reconnaissance",
+            "riconoscimento",
+            "reconocimiento",
+            "quem são",
+            "who are the people",
+            "文字起こし",
             "speech to text",
             "speech-to-text",
             "translate the speech",
@@ -201,15 +249,50 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
         reason: "send or upload the result anywhere: it returns download links, \
                  which you can pass on yourself",
     },
+    OutOfScope {
+        phrases: &[
+            "http://",
+            "https://",
+            "www.",
+            "youtube.com",
+            "youtu.be",
+            "vimeo.com",
+            "from youtube",
+            "from a link",
+            "from this link",
+            "from the link",
+            "from a url",
+            "from this url",
+        ],
+        reason: "fetch anything from a link or the internet (a URL): it processes only the \
+                 files you upload",
+    },
+    OutOfScope {
+        phrases: &[
+            "my folder",
+            "the folder",
+            "watch folder",
+            "watch my",
+            "every new video",
+            "cartella",
+            "carpeta",
+            "ordner",
+            "dossier",
+            "pasta do",
+        ],
+        reason: "watch or read a folder: it processes only the files given to the task",
+    },
 ];
 
-/// Why the instruction asks for something no task can do, if it does: the first kind found.
-pub fn out_of_scope(instruction: &str) -> Option<&'static str> {
+/// Why the instruction asks for something no task can do, if it does: the first kind found,
+/// with the words that asked for it quoted (the user sees which part could not be done).
+pub fn out_of_scope(instruction: &str) -> Option<String> {
     let text = format!(" {} ", instruction.to_lowercase());
-    OUT_OF_SCOPE
-        .iter()
-        .find(|kind| kind.phrases.iter().any(|p| contains_phrase(&text, p)))
-        .map(|kind| kind.reason)
+    OUT_OF_SCOPE.iter().find_map(|kind| {
+        let phrase = kind.phrases.iter().find(|p| contains_phrase(&text, p))?;
+        let said = phrase;
+        Some(format!("{} (you asked for \"{said}\")", kind.reason))
+    })
 }
 
 /// `phrase` in `text` at word boundaries: a phrase that starts or ends with a letter or digit

@@ -863,7 +863,7 @@ fn named_jobs_are_answered_with_their_recipe() {
         assert_eq!(recipe_of(said, inputs).0, recipe, "{said}");
     }
     let (_, params) = recipe_of("two-pass loudness normalization to -16 LUFS", &["clip.mp4"]);
-    assert_eq!(params, r#"{"i":-16.0}"#);
+    assert_eq!(params, r#"{"i":-16}"#);
 }
 
 #[test]
@@ -904,4 +904,232 @@ fn a_recipe_is_never_half_of_the_answer() {
     // A dash cam is not MPEG-DASH.
     let t = task("compress my dash cam video", &["clip.mp4"]);
     assert!(!argv(&t).contains("dash"), "{}", argv(&t));
+}
+
+// ---- issue #33, sourced corpus: rules added from its dev part ----
+
+#[test]
+fn removing_the_first_seconds_of_the_video_is_a_trim_not_the_picture_removed() {
+    for said in [
+        "remove the first 3 seconds of the video",
+        "quítale los primeros 3 segundos al video",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("-ss 3"), "{said}: {a}");
+        assert!(!a.contains("-vn") && !a.contains("-t 3"), "{said}: {a}");
+    }
+    // Cutting down *to* the first seconds still keeps them.
+    let a = argv(&task(
+        "cut to the first 8 s and drop the audio",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-t 8") && !a.contains("-ss"), "{a}");
+}
+
+#[test]
+fn other_languages_are_not_read_through_english_misspellings() {
+    // "resto" is Spanish, not a misspelt "retro" (a sepia filter).
+    let a = argv(&task(
+        "quitale los primeros 3 segundos al video, el resto dejalo igual",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("colorchannelmixer"), "{a}");
+    // An unknown word in an understood clause of another language refuses.
+    let m = refused("quixote los primeros 3 segundos", &["clip.mp4"]);
+    assert!(m.contains("quixote"), "{m}");
+}
+
+#[test]
+fn a_second_question_not_understood_refuses_the_probe() {
+    let r = translate_probe("which audio codec does it use and what is its flux capacitor")
+        .unwrap_err();
+    assert!(r.message.contains("flux capacitor"), "{}", r.message);
+    // Context before the question is not a question.
+    assert!(translate_probe("before I convert it: how long is it?").is_ok());
+    let cfg =
+        translate_probe("¿Qué códec de audio lleva y a qué frecuencia de muestreo está?").unwrap();
+    let streams = cfg.streams.unwrap_or_default();
+    assert!(streams.iter().any(|s| s == "sample_rate"), "{streams:?}");
+    assert!(streams.iter().any(|s| s == "codec_name"), "{streams:?}");
+}
+
+#[test]
+fn a_place_it_plays_does_not_override_a_format_named() {
+    let t = task(
+        "make a gif of the first 2 seconds for whatsapp",
+        &["clip.mp4"],
+    );
+    assert!(file(&t).ends_with(".gif"), "{}", file(&t));
+    // Two different output formats asked for: refused, not one of them picked.
+    let m = refused("convert it to webm and to mkv", &["clip.mp4"]);
+    assert!(m.contains("webm") && m.contains("mkv"), "{m}");
+}
+
+#[test]
+fn pictures_asked_for_in_a_video_format_refuse() {
+    let m = refused("take a frame every 2 seconds as avi files", &["clip.mp4"]);
+    assert!(m.contains("video or audio format"), "{m}");
+}
+
+#[test]
+fn equal_parts_are_segments() {
+    let a = argv(&task("split the video every 5 seconds", &["clip.mp4"]));
+    assert!(
+        a.contains("-f segment") && a.contains("-segment_time 5"),
+        "{a}"
+    );
+    assert!(
+        a.contains("-force_key_frames expr:gte(t,n_forced*5)"),
+        "{a}"
+    );
+    let t = task("cut it into 4 equal pieces", &["tone.wav"]);
+    assert!(file(&t).contains("%03d"), "{}", file(&t));
+    // 5 s in 4 parts, a hair longer each so copied sound leaves no sliver.
+    assert!(argv(&t).contains("-segment_time 1.263"), "{}", argv(&t));
+}
+
+#[test]
+fn crossfades_join_the_clips() {
+    let a = argv(&task(
+        "join them with a 2 second crossfade",
+        &["clip.mp4", "short.mp4"],
+    ));
+    assert!(
+        a.contains("xfade=transition=fade:duration=2:offset=8"),
+        "{a}"
+    );
+    assert!(a.contains("acrossfade=d=2"), "{a}");
+}
+
+#[test]
+fn a_time_beside_fades_is_their_length_not_the_outputs() {
+    let a = argv(&task(
+        "fade in from black at the start and out at the end, 1 second each",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("-t 1"), "{a}");
+    assert!(a.contains("fade=t=out:st=9:d=1"), "{a}");
+}
+
+#[test]
+fn a_frame_by_number_is_a_time_at_the_inputs_rate() {
+    let t = task(
+        "I need frame number 120 as a png, the video is 30 fps",
+        &["clip.mp4"],
+    );
+    let a = argv(&t);
+    assert!(a.contains("-ss 4") && a.contains("-frames:v 1"), "{a}");
+    assert!(!a.contains("fps=30"), "{a}");
+}
+
+#[test]
+fn constraints_said_with_a_negation() {
+    // "without re-encoding" copies, or refuses when the changes need encoding.
+    let a = argv(&task("convert to mkv without re-encoding", &["clip.mp4"]));
+    assert!(a.contains("-c:v copy"), "{a}");
+    let m = refused("make it 480p without re-encoding", &["clip.mp4"]);
+    assert!(m.contains("re-encod"), "{m}");
+    // "not stretched" keeps the shape; bars "top and bottom" are padding, not a stack.
+    let a = argv(&task(
+        "make it 640x480 with black bars top and bottom, dont stretch it",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("pad=640:480"), "{a}");
+}
+
+#[test]
+fn out_of_scope_refusals_quote_the_words() {
+    let m = refused(
+        "Komprimier sie bitte und schick sie dann per E-Mail an meine Freunde",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("e-mail"), "{m}");
+    let m = refused(
+        "convert https://www.youtube.com/watch?v=x to mp3",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("link"), "{m}");
+    let m = refused(
+        "generate subtitles automatically from what people say and burn them in",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("speech"), "{m}");
+}
+
+#[test]
+fn a_loudness_normalisation_alone_is_the_loudness_recipe() {
+    let (name, params) = recipe_of("normalise the audio to -16 LUFS", &["tone.wav"]);
+    assert_eq!(
+        (name.as_str(), params.as_str()),
+        ("loudness", r#"{"i":-16}"#)
+    );
+    // With another change it stays a task (one-pass), as before.
+    assert!(matches!(
+        answer("normalize the audio and convert to mp3", &["tone.wav"]),
+        Ok(crate::Answer::Task(_))
+    ));
+}
+
+#[test]
+fn context_words_are_ignored_but_not_requests() {
+    // What the user says about the file asks for nothing.
+    task(
+        "My video was recorded upside down. Can you rotate it 180 degrees?",
+        &["clip.mp4"],
+    );
+    // "the video is 4:3" describes the input; it is not a crop.
+    let a = argv(&task(
+        "short.mp4 is 4:3, make it 1280x720 with black bars",
+        &["short.mp4"],
+    ));
+    assert!(!a.contains("crop"), "{a}");
+    // A file name names an input.
+    task(
+        "Merge clip.mp4 and short.mp4 into one video",
+        &["clip.mp4", "short.mp4"],
+    );
+}
+
+#[test]
+fn subtitle_files_are_converted_or_taken_out() {
+    let t = task("convert subs.srt to WebVTT", &["subs.srt"]);
+    assert_eq!(file(&t), "subs.vtt");
+    assert!(argv(&t).contains("-c:s webvtt"), "{}", argv(&t));
+    let t = task("extract the subtitles as an srt file", &["subbed.mkv"]);
+    assert_eq!(file(&t), "subbed.srt");
+    // A subtitle file has no picture: other changes are asked for separately.
+    let m = refused("convert subs.srt to vtt and make it 720p", &["subs.srt"]);
+    assert!(m.contains("on its own"), "{m}");
+}
+
+#[test]
+fn only_and_just_need_their_stream_word_next_to_them() {
+    // "just remove the audio" removes it; it does not keep only the audio.
+    let a = argv(&task("just remove the audio", &["clip.mp4"]));
+    assert!(a.contains("-an") && !a.contains("-vn"), "{a}");
+    // "only the part of this video from 2 to 6" is a trim, the sound kept.
+    let a = argv(&task(
+        "give me only the part of this video from 00:02 to 00:06, keep the sound",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("-an"), "{a}");
+    assert!(argv(&task("I only want the audio", &["clip.mp4"])).contains("-vn"));
+}
+
+#[test]
+fn how_it_was_filmed_is_not_a_crop() {
+    let a = argv(&task(
+        "It was filmed in portrait but plays sideways. Turn it 90 degrees counter-clockwise.",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("transpose=2") && !a.contains("crop"), "{a}");
+    // A time beside a crossfade is its length.
+    let a = argv(&task(
+        "Crossfade from clip.mp4 into short.mp4 with a 1 second overlap",
+        &["clip.mp4", "short.mp4"],
+    ));
+    assert!(
+        a.contains("xfade=transition=fade:duration=1") && !a.contains("-t 1"),
+        "{a}"
+    );
 }

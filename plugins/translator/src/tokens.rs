@@ -82,8 +82,21 @@ const ORDINAL_FOLLOWERS: &[&str] = &[
     "picture",
 ];
 
+/// Whether the instruction holds a word `languages.txt` reads as English: it is written in
+/// another language.
+pub fn is_foreign(instruction: &str) -> bool {
+    let lex = lexicon();
+    instruction
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| lex.foreign.contains(w))
+}
+
 pub fn tokenize(instruction: &str) -> Vec<Token> {
     let text = rewrite(&instruction.to_lowercase());
+    // In another language a word close to an English keyword is another word ("resto" is not
+    // "retro"): misspellings are corrected in English instructions only.
+    let typos = !is_foreign(instruction);
     let mut raw = Vec::new();
     for chunk in chunks(&text) {
         match chunk {
@@ -91,7 +104,7 @@ pub fn tokenize(instruction: &str) -> Vec<Token> {
                 kind: Tok::Sep,
                 norm: ",".into(),
             }),
-            Chunk::Text(t) => split_chunk(&t, &mut raw),
+            Chunk::Text(t) => split_chunk(&t, &mut raw, typos),
         }
     }
     combine(raw)
@@ -176,7 +189,7 @@ fn is_file_name(s: &str) -> bool {
         && ext.chars().any(|c| c.is_ascii_alphabetic())
 }
 
-fn split_chunk(chunk: &str, out: &mut Vec<Token>) {
+fn split_chunk(chunk: &str, out: &mut Vec<Token>, typos: bool) {
     if is_file_name(chunk) {
         out.push(Token {
             kind: Tok::File,
@@ -216,7 +229,7 @@ fn split_chunk(chunk: &str, out: &mut Vec<Token>) {
             .spellings
             .get(piece)
             .cloned()
-            .or_else(|| crate::typos::correct(piece))
+            .or_else(|| typos.then(|| crate::typos::correct(piece)).flatten())
             .map(|w| lex.spellings.get(&w).cloned().unwrap_or(w))
             .unwrap_or_else(|| piece.to_string());
         match numbers::number_word(&word) {

@@ -76,6 +76,22 @@ pub struct Wants {
     pub blur_fill: bool,
     pub at: Option<f64>,
     pub loose_time: Option<f64>,
+    /// Parts of this many seconds, each its own file.
+    pub segment: Option<f64>,
+    /// A subtitle file asked for, in this format (`srt`, `vtt`, `ass`).
+    pub sub_format: Option<String>,
+    /// Rotations implied by descriptions, used only when none is named.
+    pub rotate_hint: Option<i32>,
+    /// "don't crop it".
+    pub no_crop: bool,
+    /// The streams copied, never encoded ("without re-encoding").
+    pub no_reencode: bool,
+    /// The picture keeps its size ("don't change the resolution").
+    pub keep_size: bool,
+    /// Parts of equal length, this many.
+    pub segment_count: Option<u32>,
+    /// Clips joined by crossfades of this length.
+    pub crossfade: Option<f64>,
 }
 
 impl Wants {
@@ -111,6 +127,24 @@ impl Wants {
                 Intent::Timelapse => {
                     w.speed = Some(8.0);
                     w.remove_audio = true;
+                }
+                Intent::Segment(secs) => w.segment = Some(secs),
+                Intent::NoReencode => w.no_reencode = true,
+                Intent::RotateHint(d) => w.rotate_hint = Some(d),
+                Intent::NoCrop => w.no_crop = true,
+                Intent::SubtitleFormat(k) => w.sub_format = Some(k),
+                Intent::KeepSize => w.keep_size = true,
+                Intent::SegmentCount(n) => w.segment_count = Some(n),
+                // A crossfade is between clips: they are joined.
+                // 0: no length named yet (settled below).
+                Intent::Crossfade(secs) => {
+                    w.concat = true;
+                    match secs {
+                        Some(s) => w.crossfade = Some(s),
+                        None => {
+                            w.crossfade.get_or_insert(0.0);
+                        }
+                    }
                 }
                 Intent::Speech => {
                     w.sample_rate = Some(16000);
@@ -179,6 +213,66 @@ impl Wants {
                 fade.1.get_or_insert(only);
             }
         }
+        // "into 4 pieces, 2.5 seconds each": the time is the parts' length, not the output's.
+        if w.segment_count.is_some() || w.segment.is_some() {
+            if w.segment.is_none() {
+                w.segment = w.loose_time;
+            }
+            if w.segment.is_some() {
+                w.loose_time = None;
+            }
+        }
+        if w.rotate == 0
+            && let Some(d) = w.rotate_hint
+        {
+            w.rotate = d;
+        }
+        // "9:16, don't crop it": the shape is reached by padding; another crop contradicts.
+        if w.no_crop {
+            match w.crop {
+                Some(Crop::Aspect(r)) => {
+                    w.pad.get_or_insert(Pad::Aspect(r));
+                    w.crop = None;
+                }
+                Some(Crop::Square) => {
+                    w.pad.get_or_insert(Pad::Square);
+                    w.crop = None;
+                }
+                Some(_) => {
+                    w.unsupported =
+                        Some("it asks both to crop the picture and not to crop it".into())
+                }
+                None => {}
+            }
+        }
+        // Cropped to one shape and padded to another: no picture satisfies both.
+        if let (Some(Crop::Aspect(a)), Some(Pad::Aspect(b))) = (&w.crop, &w.pad)
+            && (a - b).abs() > 0.01
+        {
+            w.unsupported = Some("it asks for two different shapes of picture".into());
+        }
+        // "a crossfade ... with a 1 second overlap": a time with no role of its own is the
+        // crossfade's length, never the output's; one second when none is named.
+        if w.crossfade == Some(0.0) {
+            w.crossfade = Some(match w.loose_time {
+                Some(t) if w.trims.is_empty() && t > 0.0 => {
+                    w.loose_time = None;
+                    t
+                }
+                _ => 1.0,
+            });
+        }
+        // "fade in and out, 1 second each": a time with no role of its own beside fades that
+        // name no length is their length, never the length of the whole output.
+        if let Some(t) = w.loose_time
+            && w.fades.iter().any(|f| f.1.is_none())
+            && w.trims.is_empty()
+        {
+            for fade in &mut w.fades {
+                fade.1.get_or_insert(t);
+            }
+            w.loose_time = None;
+        }
         // "9:16 with a blurred background": a fill is padding, never a crop of the picture.
         if w.blur_fill && w.pad.is_none() {
             match w.crop {
@@ -198,7 +292,10 @@ impl Wants {
 
     /// Whether the picture itself changes (so video cannot be stream-copied).
     pub fn touches_picture(&self) -> bool {
-        !self.extends.is_empty()
+        // Parts cut at exact times need key frames there: the picture is encoded.
+        self.segment.is_some()
+            || self.segment_count.is_some()
+            || !self.extends.is_empty()
             || self.subtitles == Some(true)
             || self.crop.is_some()
             || self.pad.is_some()

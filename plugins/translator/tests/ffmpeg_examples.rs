@@ -46,12 +46,7 @@ fn cases() -> Vec<(String, Value)> {
 fn run_case(case: &Value, fixtures: &Path, work: &Path) -> Vec<String> {
     let id = case["id"].as_str().unwrap();
     let instructions = case["instructions"].as_str().unwrap();
-    let inputs: Vec<&str> = case["inputs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let inputs = case_inputs(case);
     let facts: Vec<_> = inputs.iter().map(|n| facts(&fixtures.join(n))).collect();
     let expect = &case["expect"];
     let refused = expect["status"].as_u64() == Some(400);

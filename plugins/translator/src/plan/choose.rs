@@ -124,10 +124,24 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
         .iter()
         .filter_map(|m| m.format.map(|f| f.key))
         .collect();
+    let mention = w
+        .formats
+        .iter()
+        .rev()
+        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()));
+    // "a gif for WhatsApp": a place it plays names a format only when no other is named.
+    if let Some((k, _)) = mention {
+        return formats::format(k);
+    }
     w.formats
         .iter()
         .rev()
-        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()))
+        .find(|(k, how)| *how == FormatHow::Compatible && !input_keys.contains(&k.as_str()))
+        .or_else(|| {
+            w.formats
+                .iter()
+                .find(|(_, how)| *how == FormatHow::Compatible)
+        })
         .and_then(|(k, _)| formats::format(k))
 }
 
@@ -246,6 +260,15 @@ pub fn output_format(
                 .and_then(formats::audio_encoder_for_codec)
                 .map(|e| e.format);
             fallback(by_codec.unwrap_or("mp3"))
+        }
+        // Pictures asked for with a video or sound format named ("every 5 seconds into mp4
+        // files"): the pictures would not be what was asked for.
+        Mode::Frames | Mode::Still
+            if target.is_some_and(|t| matches!(t.kind, FormatKind::Video | FormatKind::Audio)) =>
+        {
+            Err(PlanError::NotSupported(
+                "pictures were asked for in a video or audio format; parts of a video as video files are not something this translator makes",
+            ))
         }
         Mode::Frames => Ok(target
             .filter(|t| t.kind == FormatKind::Image)

@@ -174,6 +174,10 @@ impl Planner<'_> {
                 labels.push_str(&format!("[a{k}]"));
             }
         }
+        if let Some(d) = self.w.crossfade {
+            self.crossfade(list, d, with_sound, c);
+            return;
+        }
         let a = if with_sound { 1 } else { 0 };
         let v_out = if c.vchain.is_empty() {
             "[v]".to_string()
@@ -205,5 +209,51 @@ impl Planner<'_> {
         }
         c.picture_filtered = true;
         self.tag("joined");
+    }
+
+    /// The prepared clips `[v0]`, `[a0]`, … joined by `xfade`/`acrossfade` of `d` seconds:
+    /// each fade starts `d` before the end of what came before it.
+    fn crossfade(&mut self, list: &[&Media], d: f64, with_sound: bool, c: &mut Chains) {
+        let mut offset = 0.0;
+        let (mut v, mut a) = ("[v0]".to_string(), "[a0]".to_string());
+        for (k, m) in list.iter().enumerate().skip(1) {
+            offset += list[k - 1].duration().unwrap_or(0.0) - d;
+            let last = k + 1 == list.len();
+            let vo = if last && c.vchain.is_empty() {
+                "[v]".to_string()
+            } else {
+                format!("[x{k}]")
+            };
+            c.graph.push(format!(
+                "{v}[v{k}]xfade=transition=fade:duration={}:offset={}{vo}",
+                fmt_num(d),
+                fmt_num(offset.max(0.0))
+            ));
+            v = vo;
+            if with_sound {
+                let ao = if last && c.achain.is_empty() {
+                    "[a]".to_string()
+                } else {
+                    format!("[ax{k}]")
+                };
+                c.graph
+                    .push(format!("{a}[a{k}]acrossfade=d={}{ao}", fmt_num(d)));
+                a = ao;
+            }
+            let _ = m;
+        }
+        if !c.vchain.is_empty() {
+            c.graph.push(format!("{v}{}[v]", c.vchain.join(",")));
+        }
+        self.maps.push("[v]".into());
+        if with_sound {
+            if !c.achain.is_empty() {
+                c.graph.push(format!("{a}{}[a]", c.achain.join(",")));
+            }
+            self.maps.push("[a]".into());
+            c.sound_filtered = true;
+        }
+        c.picture_filtered = true;
+        self.tag("crossfaded");
     }
 }

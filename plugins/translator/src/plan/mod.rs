@@ -57,6 +57,30 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     if let Some(why) = &w.unsupported {
         return Err(PlanError::Unsupported(why.clone()));
     }
+    // Two different containers asked for ("to webm ... to ogg"): either answer would ignore
+    // the other, so neither is guessed. An input's own format ("convert this mp4 to webm")
+    // names the input, not an output.
+    let own: Vec<&str> = media
+        .iter()
+        .filter_map(|m| m.format.map(|f| f.key))
+        .collect();
+    let mut targets: Vec<&str> = Vec::new();
+    for (k, how) in &w.formats {
+        if *how == crate::intents::FormatHow::Target
+            && !own.contains(&k.as_str())
+            && !targets.contains(&k.as_str())
+        {
+            targets.push(k);
+        }
+    }
+    if let [a, b, ..] = targets.as_slice() {
+        return Err(PlanError::Unsupported(format!(
+            "it asks for both {a} and {b} as the output format; ask for one"
+        )));
+    }
+    if let Some(key) = w.sub_format.clone() {
+        return subtitles::convert(&w, &media, &key);
+    }
     let main = choose::pick_main(&media);
     let join = choose::join(&media, main, &w)?;
     let target = choose::target_format(&w, &media);
@@ -101,8 +125,27 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     // Subtitles asked for without a subtitle file are refused whatever the output (a still
     // would otherwise come back as if they were not asked for).
     p.subtitle_input()?;
+    if p.w.keep_size && (p.w.resize.is_some() || p.w.crop.is_some() || p.w.pad.is_some()) {
+        return Err(PlanError::NotSupported(
+            "it asks both to change the picture's size and to keep it",
+        ));
+    }
     p.span = p.span()?;
-    p.build()
+    let no_reencode = p.w.no_reencode;
+    let task = p.build()?;
+    // "without re-encoding": a task that encodes would do what was asked not to be done.
+    if no_reencode
+        && task.outputs.iter().any(|o| {
+            o.options
+                .windows(2)
+                .any(|w| w[0].starts_with("-c:") && w[1] != "copy")
+        })
+    {
+        return Err(PlanError::NotSupported(
+            "the changes asked for need the streams re-encoded, and re-encoding was ruled out",
+        ));
+    }
+    Ok(task)
 }
 
 struct Planner<'m> {

@@ -105,6 +105,9 @@ impl Planner<'_> {
     /// A lower resolution when compressing a large picture (the shorter side past 1080,
     /// past 720 when compressing hard): most of a file's size goes on pixels.
     fn compress_resize(&self, dims: Option<(u32, u32)>) -> Option<Resize> {
+        if self.w.keep_size {
+            return None;
+        }
         let limit = match self.w.compress? {
             Strength::Strong => 720,
             _ => 1080,

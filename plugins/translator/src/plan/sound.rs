@@ -157,6 +157,9 @@ impl Planner<'_> {
         let rate = self.main.audio.and_then(|a| a.sample_rate);
         let fo = self.audio_format_options(rate, enc)?;
         self.opts.extend(fo);
+        if let Some(name) = self.segment_output()? {
+            return Ok(name);
+        }
         self.faststart();
         Ok(self.file_name(None))
     }

@@ -15,6 +15,14 @@ impl Planner<'_> {
             Thumb::First => 0.0,
             Thumb::Last => (self.needs_duration("the last frame")? - 0.5).max(0.0),
             Thumb::Middle => self.needs_duration("the middle frame")? / 2.0,
+            // A frame number is a time at the input's own frame rate.
+            Thumb::Frame(n) => {
+                let fps = self
+                    .main
+                    .fps()
+                    .ok_or_else(|| PlanError::UnknownFrameRate(self.name().into()))?;
+                *n as f64 / fps
+            }
             Thumb::Default => self
                 .w
                 .at

@@ -72,3 +72,53 @@ impl<'m> Planner<'m> {
         Ok(())
     }
 }
+
+/// A subtitle file in another format ("convert subs.srt to WebVTT"), or the subtitle track of
+/// a video as a file ("the subtitles of the mkv as an .srt"): `-map 0:s:0` with the format's
+/// encoder. Nothing else is done in the same request: a subtitle file has no picture or sound.
+pub(super) fn convert(
+    w: &crate::wants::Wants,
+    media: &[Media],
+    key: &str,
+) -> super::Planned<mediaforge_plugin::Task> {
+    use mediaforge_plugin::{Task, TaskInput, TaskOutput};
+    let (ext, codec) = match key {
+        "vtt" => ("vtt", "webvtt"),
+        "ass" => ("ass", "ass"),
+        _ => ("srt", "subrip"),
+    };
+    let src = media
+        .iter()
+        .find(|m| m.kind == Kind::Subtitle)
+        .or_else(|| {
+            media
+                .iter()
+                .find(|m| m.facts.streams.iter().any(|s| s.kind == "subtitle"))
+        })
+        .ok_or(PlanError::NeedsInput(
+            "a subtitle file needs an input with subtitles: a subtitle file or a video with a subtitle track",
+        ))?;
+    if w.touches_picture() || w.touches_sound() || w.subtitles == Some(true) {
+        return Err(PlanError::NotSupported(
+            "a subtitle file is written on its own; ask for the other changes separately",
+        ));
+    }
+    let stem = src.stem();
+    let mut file = format!("{stem}.{ext}");
+    if media.iter().any(|m| m.name().eq_ignore_ascii_case(&file)) {
+        file = format!("{stem}_out.{ext}");
+    }
+    Ok(Task {
+        inputs: vec![TaskInput {
+            file_path: src.name().to_string(),
+            options: Vec::new(),
+        }],
+        outputs: vec![TaskOutput {
+            file,
+            options: vec!["-c:s".into(), codec.into()],
+            maps: vec!["0:s:0".into()],
+        }],
+        filter_complex: None,
+        output_dir_id: None,
+    })
+}

@@ -66,6 +66,9 @@ impl<'m> Planner<'m> {
             Some(s) => self.sound_codec(s, c.sound_filtered)?,
             None => self.opts.push("-an".into()),
         }
+        if let Some(name) = self.segment_output()? {
+            return Ok(name);
+        }
         self.faststart();
         Ok(self.file_name(None))
     }
@@ -125,5 +128,43 @@ impl<'m> Planner<'m> {
         let fo = self.audio_format_options(rate, enc)?;
         self.opts.extend(fo);
         Ok(())
+    }
+
+    /// Output options and name for parts of equal length, each its own file, starting at
+    /// zero and cut on key frames forced at the part boundaries; `None` when no parts were
+    /// asked for.
+    pub(super) fn segment_output(&mut self) -> Planned<Option<String>> {
+        let secs = match (self.w.segment, self.w.segment_count) {
+            (_, Some(n)) => {
+                self.out_duration()
+                    .ok_or_else(|| self.unknown_length("equal parts"))?
+                    / n as f64
+            }
+            (Some(s), None) => s,
+            (None, None) => return Ok(None),
+        };
+        // Copied sound is cut on packet boundaries, a little after each time: a hair more per
+        // part keeps the last part from being a sliver of a few packets.
+        let secs = if self.mode == super::Mode::Audio {
+            secs + (secs * 0.01).min(0.05)
+        } else {
+            secs
+        };
+        let n = fmt_num((secs * 1000.0).round() / 1000.0);
+        if self.mode == super::Mode::Video {
+            self.opts.extend([
+                "-force_key_frames".to_string(),
+                format!("expr:gte(t,n_forced*{n})"),
+            ]);
+        }
+        self.opts.extend(Self::s(&[
+            "-f",
+            "segment",
+            "-segment_time",
+            &n,
+            "-reset_timestamps",
+            "1",
+        ]));
+        Ok(Some(self.file_name(Some("_part%03d"))))
     }
 }

@@ -88,6 +88,57 @@ pub const FIXTURES: &[(&str, &[&str])] = &[
             "1",
         ],
     ),
+    // The sourced corpus's (tests/corpus/) second clip, music track and logo.
+    (
+        "clip2.mp4",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1280x720:rate=30:duration=5",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=550:sample_rate=48000:duration=5",
+            "-ac",
+            "2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+        ],
+    ),
+    (
+        "song.mp3",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=262:sample_rate=44100:duration=10",
+            "-ac",
+            "2",
+            "-c:a",
+            "libmp3lame",
+            "-b:a",
+            "128k",
+        ],
+    ),
+    (
+        "logo.png",
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=red@0.5:size=200x100,format=rgba",
+            "-frames:v",
+            "1",
+        ],
+    ),
 ];
 
 /// Fixtures written as text: a subtitle file covering the first seconds.
@@ -116,6 +167,16 @@ pub const DERIVED_FIXTURES: &[(&str, &[&str])] = &[(
         "language=eng",
     ],
 )];
+
+/// A corpus case's input names.
+pub fn case_inputs(case: &Value) -> Vec<&str> {
+    case["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
 
 /// Makes the fixtures in `dir` (once).
 pub fn make_fixtures(dir: &Path) {
