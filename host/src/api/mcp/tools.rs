@@ -759,6 +759,7 @@ mod tests {
                 "list_directories",
                 "list_files",
                 "create_file",
+                "create_resumable_upload",
                 "import_url",
                 "get_download_url",
                 "delete_file",
