@@ -179,6 +179,15 @@ pub async fn open(state: &AppState, account: &Account, name: &str) -> AppResult<
     ))
 }
 
+/// `s3://<credential>/<key>` refused unless the key names one object plainly
+/// (`bucket::check_key`).
+pub fn check_object(credential: &str, key: &str) -> AppResult<()> {
+    crate::bucket::check_key(key).map_err(|why| AppError::BadObject {
+        path: format!("s3://{credential}/{key}"),
+        why,
+    })
+}
+
 /// A bucket request's failure as the tenant reads it, naming the object (`verb`: read, write).
 pub fn failed(bucket: &Bucket, key: &str, verb: &str, e: crate::net::NetError) -> AppError {
     use crate::net::NetError;

@@ -181,11 +181,10 @@ impl Net {
     ) -> Result<u64, NetError> {
         let get = async {
             let url = self.check_syntax(url.as_str(), None)?;
-            let mut request = self.client.get(url);
-            for (name, value) in headers {
-                request = request.header(name.as_str(), value.as_str());
-            }
-            let response = request.send().await.map_err(transport)?;
+            let response = with_headers(self.client.get(url), headers)
+                .send()
+                .await
+                .map_err(transport)?;
             if !response.status().is_success() {
                 return Err(NetError::Status(response.status().as_u16()));
             }
@@ -209,11 +208,10 @@ impl Net {
     ) -> Result<(), NetError> {
         let put = async {
             let url = self.check_syntax(url.as_str(), None)?;
-            let mut request = self.client.put(url).body(body);
-            for (name, value) in headers {
-                request = request.header(name.as_str(), value.as_str());
-            }
-            let response = request.send().await.map_err(transport)?;
+            let response = with_headers(self.client.put(url).body(body), headers)
+                .send()
+                .await
+                .map_err(transport)?;
             if !response.status().is_success() {
                 return Err(NetError::Status(response.status().as_u16()));
             }
@@ -316,11 +314,10 @@ impl Net {
         timeout: Duration,
     ) -> Result<Reply, NetError> {
         let url = self.check_syntax(url, None)?;
-        let mut request = self.client.post(url).timeout(timeout).body(body);
-        for (name, value) in headers {
-            request = request.header(name.as_str(), value.as_str());
-        }
-        let response = request.send().await.map_err(transport)?;
+        let response = with_headers(self.client.post(url).timeout(timeout).body(body), headers)
+            .send()
+            .await
+            .map_err(transport)?;
         let status = response.status().as_u16();
         let retry_after = response
             .headers()
@@ -395,6 +392,16 @@ async fn read_capped(response: reqwest::Response, cap: usize) -> Vec<u8> {
         }
     }
     out
+}
+
+fn with_headers(
+    mut request: reqwest::RequestBuilder,
+    headers: &[(String, String)],
+) -> reqwest::RequestBuilder {
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    request
 }
 
 fn transport(e: impl std::fmt::Display) -> NetError {

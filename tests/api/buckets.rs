@@ -107,7 +107,9 @@ async fn tenant_buckets_in_and_out() {
     let source = object_path(&tenant, "incoming/clip one.mp4");
     std::fs::create_dir_all(source.parent().unwrap()).unwrap();
     std::fs::write(&source, &clip).unwrap();
+    let out_dir = s.mkdir(ALICE).await;
     let task = json!({
+        "output_dir_id": out_dir,
         "inputs": [{"file_path": "s3://archive/incoming/clip one.mp4"}],
         "outputs": [
             {"file": "thumb.jpg", "options": ["-frames:v", "1"]},
@@ -130,8 +132,12 @@ async fn tenant_buckets_in_and_out() {
         assert!(exported == *bytes, "{name}: exported bytes differ");
     }
     // The input was imported into the output directory under its key's last segment.
-    let dir = done["result"][0]["download_url"].as_str().unwrap();
-    assert!(!dir.is_empty());
+    assert!(
+        s.file_names(ALICE, &out_dir)
+            .await
+            .contains(&"clip_one.mp4".to_string()),
+        "{done}"
+    );
 
     // The same through the queue: the job's result says where each output landed.
     let job = submit(

@@ -111,12 +111,7 @@ pub async fn analyze_admitted(
         }
         // An object has no partial read here: the whole of it, within the plan's file size.
         Source::Bucket { credential, key } => {
-            if let Err(why) = crate::bucket::check_key(key) {
-                return Err(AppError::BadObject {
-                    path: file_path.to_string(),
-                    why,
-                });
-            }
+            crate::credentials::check_object(credential, key)?;
             let bucket = crate::credentials::open(state, account, credential).await?;
             metering::check_quota(state, account, 0).await?;
             let limit = plan.max_file_size_bytes();

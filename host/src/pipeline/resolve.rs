@@ -61,12 +61,7 @@ pub async fn export_target(
     };
     if !export.prefix.is_empty() {
         // A prefix is checked as the key of a file put under it.
-        crate::bucket::check_key(&format!("{}x", export.prefix)).map_err(|why| {
-            AppError::BadObject {
-                path: format!("s3://{}/{}", export.credential, export.prefix),
-                why,
-            }
-        })?;
+        crate::credentials::check_object(&export.credential, &format!("{}x", export.prefix))?;
     }
     let bucket = crate::credentials::open(state, account, &export.credential).await?;
     Ok(Some(ExportTarget {
@@ -149,12 +144,7 @@ pub async fn resolve_unmetered(
             },
             Some(Source::Url(_)) => {}
             Some(Source::Bucket { credential, key }) => {
-                if let Err(why) = crate::bucket::check_key(key) {
-                    return Err(AppError::BadObject {
-                        path: format!("s3://{credential}/{key}"),
-                        why,
-                    });
-                }
+                crate::credentials::check_object(credential, key)?;
             }
         }
     }

@@ -320,12 +320,7 @@ fn dev_part_refusals_hold() {
         let refusal = if case["endpoint"] == "probe" {
             translator::translate_probe(instructions).err()
         } else {
-            let facts: Vec<_> = case["inputs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|n| fixture_facts(n.as_str().unwrap()))
-                .collect();
+            let facts: Vec<_> = case_inputs(&case).into_iter().map(fixture_facts).collect();
             translator::translate(instructions, &facts, &offered()).err()
         };
         let Some(refusal) = refusal else {
