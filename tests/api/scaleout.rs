@@ -672,3 +672,38 @@ api_key = "{FRED}"
         "{usage}"
     );
 }
+
+/// The tenant running limit under claims racing on two instances (docs/scale-out.md): each
+/// claim of an account's job writes `turn:<account>`, so of two workers that counted the same
+/// free slot one conflicts and counts again. Four workers, a limit of one: never two at once.
+#[tokio::test]
+async fn two_instances_keep_an_account_to_its_running_limit() {
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let extra = [
+        ("MEDIAFORGE__PLANS__PRO__MAX_RUNNING_JOBS", "1"),
+        ("MEDIAFORGE__JOBS__WORKERS", "2"),
+    ];
+    let a = Server::start_with(with(&env, &extra)).await;
+    let b = Server::start_with(with(&env, &extra)).await;
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let mut jobs = Vec::new();
+    for i in 0..4 {
+        let s = if i % 2 == 0 { &a } else { &b };
+        jobs.push(submit(s, ALICE, slow_task(&input, &format!("r{i}.mp4"), 0)).await);
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut most = 0;
+    loop {
+        let (_, list) = b.get("/jobs?status=processing", ALICE).await;
+        most = most.max(list["pagination"]["total"].as_u64().unwrap());
+        let (_, done) = a.get("/jobs?status=completed", ALICE).await;
+        if done["pagination"]["total"] == 4 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "jobs did not finish");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(most, 1, "never more than one of Alice's jobs at once");
+}

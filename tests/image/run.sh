@@ -17,17 +17,27 @@ KEY="Authorization: Basic mf_demo_change_me"
 remove() {
     # A chroot run is a session of its own (below): stopped whole.
     [ "${RUNNER:-podman}" = chroot ] && { kill -KILL -- "-${PIDS[-1]}" 2>/dev/null || true; }
-    podman rm -f "$NAME" >/dev/null 2>&1 || true
+    podman rm -f "$NAME" "$NAME-plain" >/dev/null 2>&1 || true
     podman volume rm -f "$VOLUME" >/dev/null 2>&1 || true
 }
 trap 'status=$?; [ $status = 0 ] || podman logs "$NAME" 2>&1 | tail -40; remove; mf_cleanup' EXIT
 started=$(date +%s)
-# Where no OCI runtime can start a container (a VM that denies setting a container's resource
-# limits, say), the image's own filesystem is started instead, by chroot as its user with its
-# entrypoint and environment: everything in the image is checked but the runtime's flags.
+# bubblewrap inside a container mounts its own /proc, which the kernel allows only where the
+# container's /proc is not partly masked: the README's `--security-opt unmask=/proc/*`.
+FLAGS=${MEDIAFORGE_IMAGE_FLAGS:---security-opt unmask=/proc/*}
+# Some VMs deny a runtime the resource limits it sets by default (crun: "setrlimit ...
+# Operation not permitted") or run cgroups in hybrid mode, which crun refuses: there runc with
+# limits within the host's hard ones starts the same image. Where no OCI runtime can start a
+# container at all, the image's own filesystem is started instead, by chroot as its user with
+# its entrypoint and environment: everything in the image is checked but the runtime's flags.
+RUNTIME_FLAGS=""
+if ! podman run --rm --entrypoint true "$IMAGE" >"$WORK/probe.out" 2>&1; then
+    RUNTIME_FLAGS="--runtime runc --ulimit nofile=1024:$(ulimit -Hn) --ulimit nproc=1024:4096"
+    echo "the default runtime cannot start a container here ($(tail -1 "$WORK/probe.out")): using $RUNTIME_FLAGS"
+fi
 RUNNER=podman
 if ! podman run -d --name "$NAME" -p "127.0.0.1:$PORT:8080" -v "$VOLUME:/var/lib/mediaforge" \
-    -e MEDIAFORGE__SERVER__PUBLIC_URL="$API" ${MEDIAFORGE_IMAGE_FLAGS:-} "$IMAGE" >"$WORK/run.out" 2>&1; then
+    -e MEDIAFORGE__SERVER__PUBLIC_URL="$API" $RUNTIME_FLAGS $FLAGS "$IMAGE" >"$WORK/run.out" 2>&1; then
     echo "podman cannot start a container here ($(tail -1 "$WORK/run.out")):" \
          "starting the image's filesystem by chroot instead"
     RUNNER=chroot
@@ -81,6 +91,24 @@ check "runs as an unprivileged user" test "$(podman exec "$NAME" id -u)" = 10001
 layer=$(podman logs "$NAME" 2>&1 | grep -o 'sandbox layer: [A-Za-z]*' | head -1)
 echo "$layer"
 check "ffmpeg is sandboxed" test -n "$layer" -a "$layer" != "sandbox layer: Unsandboxed"
+if [ "$RUNNER" = podman ]; then
+    # With the README's flag, bubblewrap; without it, the Landlock layer (never unsandboxed).
+    case $FLAGS in *unmask=/proc*)
+        check "bubblewrap works with --security-opt unmask=/proc/*" test "$layer" = "sandbox layer: Bubblewrap" ;;
+    esac
+    podman run -d --name "$NAME-plain" $RUNTIME_FLAGS "$IMAGE" >/dev/null
+    plain=""
+    for _ in $(seq 1 50); do
+        # Landlock, or on a kernel without it a start-up error that says no sandbox works.
+        plain=$(podman logs "$NAME-plain" 2>&1 | grep -o 'sandbox layer: [A-Za-z]*\|no sandbox layer works' | head -1 || true)
+        [ -n "$plain" ] && break
+        sleep 0.2
+    done
+    podman rm -f "$NAME-plain" >/dev/null 2>&1 || true
+    echo "without the flag: $plain"
+    check "without the flag ffmpeg is still sandboxed, or the server does not start" \
+        test "$plain" = "sandbox layer: Landlock" -o "$plain" = "no sandbox layer works"
+fi
 
 ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc2=size=640x360:rate=25:duration=3 \
     -f lavfi -i sine=duration=3 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac \
