@@ -707,3 +707,40 @@ async fn two_instances_keep_an_account_to_its_running_limit() {
     }
     assert_eq!(most, 1, "never more than one of Alice's jobs at once");
 }
+
+/// Idempotent submissions racing on two instances (docs/scale-out.md): each writes
+/// `idem:<hash>`, so of eight submissions with one key, all name one job and one job exists.
+#[tokio::test]
+async fn one_idempotency_key_on_two_instances_makes_one_job() {
+    let s3 = S3Server::start();
+    let db = SurrealServer::start();
+    let env = [s3.env(), db.env()];
+    let a = Server::start_with(with(&env, &[])).await;
+    let b = Server::start_with(with(&env, &[])).await;
+    let input = a.upload_file(ALICE, None, &media().short()).await;
+    let task = frame_task(&input, "i.png");
+    let posts = (0..8).map(|i| {
+        let s = if i % 2 == 0 { &a } else { &b };
+        let task = task.clone();
+        async move {
+            let answer = s
+                .http()
+                .post(s.url("/ffmpeg/process/async"))
+                .header("Authorization", format!("Basic {ALICE}"))
+                .header("Idempotency-Key", "order-42")
+                .json(&task)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), 202);
+            answer.json::<Value>().await.unwrap()["job_id"].clone()
+        }
+    });
+    let ids = futures_util::future::join_all(posts).await;
+    assert!(
+        ids.iter().all(|id| *id == ids[0] && id.is_string()),
+        "{ids:?}"
+    );
+    let (_, page) = b.get("/jobs", ALICE).await;
+    assert_eq!(page["pagination"]["total"], 1, "{page}");
+}
