@@ -46,6 +46,7 @@ pub enum Bytes<'a> {
 pub fn hash_later(state: &Arc<AppState>, object_id: &str, size: u64, path: PathBuf) {
     let (state, object_id) = (state.clone(), object_id.to_string());
     tokio::spawn(async move {
+        let _task = crate::metrics::background("file_hash");
         // A file deleted meanwhile has nothing left to hash.
         if let Ok(hash) = sha256_of(&path).await
             && let Err(e) = state.db.set_file_hash(&object_id, size, &hash).await
@@ -90,6 +91,7 @@ pub async fn claim_upload(state: &Arc<AppState>, object_id: &str) -> AppResult<U
     let renewing = {
         let (state, object_id, token) = (state.clone(), object_id.to_string(), token.clone());
         tokio::spawn(async move {
+            let _task = crate::metrics::background("upload_claim");
             let period = std::time::Duration::from_millis(UPLOAD_CLAIM_MS as u64 / 3);
             loop {
                 tokio::time::sleep(period).await;

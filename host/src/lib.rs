@@ -40,5 +40,6 @@ pub mod storage;
 pub mod sweeper;
 pub mod task;
 pub mod tenants;
+pub mod timing;
 pub mod translate;
 pub mod usage;

@@ -1,7 +1,9 @@
 //! Prometheus metrics at `/metrics`: requests by route and status, ffmpeg/ffprobe run
 //! durations, plugin call durations and failures, webhook attempts, and (read from the database at scrape
 //! time, so every instance reports the shared queue) job counts by status and the age of the
-//! oldest pending job. A small registry of our own: the figures are few and fixed.
+//! oldest pending job; and the background tasks alive now, by kind (`background`), so an idle
+//! instance can be seen to run only its fixed loops. A small registry of our own: the figures
+//! are few and fixed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -41,6 +43,7 @@ struct Registry {
     webhooks: BTreeMap<String, u64>,
     plugin_failures: BTreeMap<(&'static str, &'static str), u64>,
     counters: BTreeMap<&'static str, u64>,
+    background: BTreeMap<&'static str, i64>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(Default::default);
@@ -76,6 +79,30 @@ pub fn plugin_failure(plugin: &'static str, kind: &'static str) {
 pub fn count(name: &'static str) {
     let mut r = REGISTRY.lock().expect("metrics lock");
     *r.counters.entry(name).or_default() += 1;
+}
+
+/// A background task alive: counted in `mediaforge_background_tasks{kind}` until dropped.
+/// Held by every task that outlives the request or job that started it (and by the fixed
+/// loops), so one that outlives its reason shows up as a count that does not come down.
+#[must_use = "the task is counted while this lives"]
+pub struct Background(&'static str);
+
+pub fn background(kind: &'static str) -> Background {
+    *REGISTRY
+        .lock()
+        .expect("metrics lock")
+        .background
+        .entry(kind)
+        .or_default() += 1;
+    Background(kind)
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Ok(mut r) = REGISTRY.lock() {
+            *r.background.entry(self.0).or_default() -= 1;
+        }
+    }
 }
 
 pub const CACHE_HITS: &str = "mediaforge_cache_hits_total";
@@ -171,6 +198,10 @@ pub fn render(
             "# HELP {family} {help}\n# TYPE {family} counter\n{family} {}\n",
             r.counters.get(family).copied().unwrap_or(0)
         );
+    }
+    out.push_str("# HELP mediaforge_background_tasks Background tasks alive on this instance, by kind.\n# TYPE mediaforge_background_tasks gauge\n");
+    for (kind, n) in &r.background {
+        let _ = writeln!(out, "mediaforge_background_tasks{{kind=\"{kind}\"}} {n}");
     }
     out.push_str("# HELP mediaforge_jobs Jobs in the shared queue by status.\n# TYPE mediaforge_jobs gauge\n");
     for (status, n) in jobs_by_status {

@@ -22,16 +22,29 @@ use crate::app::AppState;
 use crate::clock;
 
 pub async fn run(state: Arc<AppState>) {
+    let _task = crate::metrics::background("sweeper");
     let every = Duration::from_secs(state.cfg.storage.sweep_interval_s.max(1));
+    // The orphan sweep lists the whole store, a cost that grows with every file kept: it runs
+    // a few times per grace period (at most every 15 min), not on every sweep, since an
+    // orphan is only removed once a grace old anyway.
+    let orphans_every = Duration::from_secs(state.cfg.storage.orphan_grace_s / 4)
+        .min(Duration::from_secs(15 * 60))
+        .max(every);
+    let mut orphans_at: Option<std::time::Instant> = None;
     loop {
-        if let Err(e) = sweep(&state).await {
+        let orphans = orphans_at.is_none_or(|at| at.elapsed() >= orphans_every);
+        if orphans {
+            orphans_at = Some(std::time::Instant::now());
+        }
+        if let Err(e) = sweep(&state, orphans).await {
             tracing::warn!("sweep failed: {e:#}");
         }
         tokio::time::sleep(every).await;
     }
 }
 
-pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
+/// One sweep; `orphans`: with the orphan sweep too.
+pub async fn sweep(state: &AppState, orphans: bool) -> anyhow::Result<()> {
     let now = clock::now_ms();
     for dir_id in state.db.expired_directories(now, 200).await? {
         state.db.retire_directory(&dir_id).await?;
@@ -65,7 +78,10 @@ pub async fn sweep(state: &AppState) -> anyhow::Result<()> {
     }
     crate::cache::evict(state).await?;
     crate::pipeline::split::sweep(state).await?;
-    sweep_orphans(state).await
+    if orphans {
+        sweep_orphans(state).await?;
+    }
+    Ok(())
 }
 
 /// Removes objects that no file record refers to, once older than `storage.orphan_grace_s`.

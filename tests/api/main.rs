@@ -11,6 +11,7 @@ mod example_plugins;
 mod examples;
 mod faults;
 mod hardening;
+mod idle;
 mod jobs;
 mod legacy;
 mod llm;

@@ -271,8 +271,18 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
         .tenants
         .admit_watcher(&account.name, state.cfg.jobs.max_watchers_per_account)?;
     let stream = futures_util::stream::unfold(
-        (state, job.job_id, None::<Value>, Some(permit)),
-        |(state, id, last, permit): (Arc<AppState>, String, Option<Value>, Option<TaskPermit>)| async move {
+        (
+            state,
+            job.job_id,
+            None::<Value>,
+            Some((permit, crate::metrics::background("event_stream"))),
+        ),
+        |(state, id, last, permit): (
+            Arc<AppState>,
+            String,
+            Option<Value>,
+            Option<(TaskPermit, crate::metrics::Background)>,
+        )| async move {
             permit.as_ref()?;
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;

@@ -134,7 +134,13 @@ async fn access_log(req: &mut Request, depot: &mut Depot, res: &mut Response, ct
     if let Ok(value) = salvo::http::HeaderValue::from_str(&id) {
         res.headers_mut().insert("x-request-id", value);
     }
-    ctrl.call_next(req, depot, res).await;
+    let (_, stages) = crate::timing::measured(ctrl.call_next(req, depot, res)).await;
+    if !stages.is_empty()
+        && let Ok(value) =
+            salvo::http::HeaderValue::from_str(&crate::timing::header(&stages, started.elapsed()))
+    {
+        res.headers_mut().insert("server-timing", value);
+    }
     let status = res.status_code.unwrap_or(StatusCode::OK).as_u16();
     let route = req.matched_path().to_string();
     let route = if route.is_empty() {
@@ -252,6 +258,7 @@ pub async fn require_account(
             }
             depot.insert_typed(caller.account.clone());
             depot.insert_typed(caller);
+            crate::timing::mark("auth");
         }
         Ok(None) => {
             res.render(AppError::InvalidApiKey);

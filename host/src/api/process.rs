@@ -45,9 +45,11 @@ pub async fn run_task(
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<ProcessResponse> {
     let done = pipeline::run_now_watched(state, account, task, progress).await?;
+    let result = pipeline::links(state, &done.outputs).await?;
+    crate::timing::mark("links");
     Ok(ProcessResponse {
         ok: true,
-        result: pipeline::links(state, &done.outputs).await?,
+        result,
         usage: done.usage,
         cache: done.cache,
     })
@@ -72,6 +74,7 @@ pub async fn dry_run_task(
 async fn process(req: &mut Request, depot: &mut Depot) -> AppResult<Json<ProcessResponse>> {
     let state = state(depot);
     let body = body_value(req, max_body(&state)).await?;
+    crate::timing::mark("body");
     Ok(Json(
         run_task(&state, &account(depot), task_from(&body)?, None).await?,
     ))

@@ -66,6 +66,7 @@ pub async fn claim(state: &AppState, key: &str) -> AppResult<Claim> {
         {
             let (db, k, h) = (state.db.clone(), key.to_string(), holder.clone());
             let renew = tokio::spawn(async move {
+                let _task = crate::metrics::background("cache_lease");
                 loop {
                     tokio::time::sleep(Duration::from_millis(lease_ms as u64 / 3)).await;
                     let until = clock::now_ms() + lease_ms;

@@ -621,6 +621,22 @@ impl Db {
     }
 
     /// Deliveries whose deliverer died go back to pending.
+    /// When the next pending delivery falls due (a retry's `next_at`), if any is pending.
+    pub async fn next_delivery_at(&self) -> DbResult<Option<i64>> {
+        #[derive(Deserialize)]
+        struct Due {
+            next_at: i64,
+        }
+        let due: Option<Due> = self
+            .first(
+                "SELECT webhook.next_at AS next_at FROM job WHERE webhook.state = 'pending'
+                 ORDER BY next_at ASC LIMIT 1",
+                json!({}),
+            )
+            .await?;
+        Ok(due.map(|d| d.next_at))
+    }
+
     pub async fn requeue_deliveries(&self, now: i64) -> DbResult<()> {
         self.exec(
             "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",

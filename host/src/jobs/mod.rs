@@ -24,6 +24,9 @@ use crate::task::{Generated, Task};
 pub struct Wakers {
     pub jobs: Notify,
     pub webhooks: Notify,
+    /// Whether the live query on `job` is open: other instances' submissions then wake this
+    /// one, and the timed look at the queue is only a safety net (`jobs/worker.rs`).
+    pub live: std::sync::atomic::AtomicBool,
 }
 
 pub const IDEMPOTENCY_WINDOW_MS: i64 = 24 * 3600 * 1000;

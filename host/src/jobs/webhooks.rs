@@ -57,6 +57,10 @@ pub async fn deliver_loop(state: Arc<AppState>) {
     let slots = Arc::new(Semaphore::new(
         state.cfg.webhooks.max_concurrent.max(1) as usize
     ));
+    let _task = crate::metrics::background("webhook_loop");
+    // Leases of deliveries a dead instance held lapse after minutes: looked for every few
+    // seconds, not on every turn.
+    let mut requeued_at: Option<std::time::Instant> = None;
     loop {
         let slot = slots
             .clone()
@@ -65,13 +69,17 @@ pub async fn deliver_loop(state: Arc<AppState>) {
             .expect("semaphore never closes");
         let woken = state.wakers.webhooks.notified();
         let now = clock::now_ms();
-        if let Err(e) = state.db.requeue_deliveries(now).await {
-            tracing::warn!("webhook requeue failed: {e}");
+        if requeued_at.is_none_or(|at| at.elapsed() >= IDLE_LOOK) {
+            requeued_at = Some(std::time::Instant::now());
+            if let Err(e) = state.db.requeue_deliveries(now).await {
+                tracing::warn!("webhook requeue failed: {e}");
+            }
         }
         match state.db.claim_delivery(now, lease_ms).await {
             Ok(Some(job)) => {
                 let state = state.clone();
                 tokio::spawn(async move {
+                    let _task = crate::metrics::background("webhook_delivery");
                     deliver(&state, job).await;
                     drop(slot);
                 });
@@ -81,12 +89,26 @@ pub async fn deliver_loop(state: Arc<AppState>) {
             Err(e) => tracing::warn!("webhook claim failed: {e}"),
         }
         drop(slot);
+        // Nothing due: sleep until the next retry falls due, or a job ends (here, or on
+        // another instance through the live query), or at most IDLE_LOOK.
+        let due = match state.db.next_delivery_at().await {
+            Ok(Some(at)) => Duration::from_millis((at - now).clamp(0, IDLE_LOOK_MS) as u64),
+            Ok(None) => IDLE_LOOK,
+            Err(e) => {
+                tracing::warn!("webhook look-up failed: {e}");
+                IDLE_LOOK
+            }
+        };
         tokio::select! {
             _ = woken => {}
-            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            _ = tokio::time::sleep(due) => {}
         }
     }
 }
+
+/// The longest an idle delivery loop sleeps without being woken.
+const IDLE_LOOK_MS: i64 = 5000;
+const IDLE_LOOK: Duration = Duration::from_millis(IDLE_LOOK_MS as u64);
 
 async fn deliver(state: &AppState, job: Job) {
     let (Some(url), Some(mut hook)) = (job.webhook_url.clone(), job.webhook.clone()) else {

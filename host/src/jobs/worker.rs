@@ -5,6 +5,7 @@
 //! (`scheduler::segment_turn`).
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -16,7 +17,10 @@ use crate::db::{Job, JobEnd, Progress};
 use crate::error::AppError;
 use crate::media::inspect;
 use crate::pipeline::{self, Completed};
-use crate::{clock, metering, names};
+use crate::{clock, metering, metrics, names};
+
+/// The look at the queue while a live query wakes the workers (`poll_loop`).
+const SAFETY_POLL: Duration = Duration::from_secs(5);
 
 /// A job whose worker died this many times is failed rather than tried again.
 const MAX_ATTEMPTS: u32 = 3;
@@ -24,6 +28,9 @@ const MAX_ATTEMPTS: u32 = 3;
 pub fn spawn(state: &Arc<AppState>) {
     for _ in 0..state.cfg.jobs.workers {
         tokio::spawn(worker_loop(state.clone()));
+    }
+    if state.cfg.jobs.workers > 0 {
+        tokio::spawn(poll_loop(state.clone()));
     }
     if state.cfg.jobs.live_queries {
         tokio::spawn(wake_on_changes(state.clone()));
@@ -33,16 +40,21 @@ pub fn spawn(state: &Arc<AppState>) {
 
 /// Other instances' submissions (and split segments) reach this one through live queries.
 async fn wake_on_changes(state: Arc<AppState>) {
+    let _task = metrics::background("live_query");
     if state.cfg.split.enabled {
         tokio::spawn(wake_on_parts(state.clone()));
     }
     loop {
         match state.db.changes("job").await {
             Ok(mut changes) => {
+                state.wakers.live.store(true, Ordering::SeqCst);
                 while changes.next().await.is_some() {
                     state.wakers.jobs.notify_waiters();
                     state.wakers.webhooks.notify_waiters();
                 }
+                state.wakers.live.store(false, Ordering::SeqCst);
+                // Missed changes while it was down: look at the queue now.
+                state.wakers.jobs.notify_one();
             }
             Err(e) => tracing::warn!("job live query unavailable, polling only: {e}"),
         }
@@ -50,22 +62,62 @@ async fn wake_on_changes(state: Arc<AppState>) {
     }
 }
 
+/// The instance's one timed look at the queue: leases that lapsed (a dead worker's jobs) go
+/// back to the queue, and one idle worker is woken to claim. One look per instance, not one
+/// per worker: an idle instance's cost is that of one poll, whatever its number of workers
+/// (issue #34). A worker that claims wakes the next (below), so a queue found full is taken by
+/// every idle worker, as before. Every `jobs.poll_interval_ms` while no live query is open
+/// (a cluster, `live_queries = false`, or the query down); while one is, every submission
+/// anywhere wakes the workers already, and the look is a safety net every `SAFETY_POLL`.
+async fn poll_loop(state: Arc<AppState>) {
+    let _task = metrics::background("job_poll");
+    let fast = Duration::from_millis(state.cfg.jobs.poll_interval_ms.max(50));
+    let poll = || {
+        if state.wakers.live.load(Ordering::SeqCst) {
+            SAFETY_POLL.max(fast)
+        } else {
+            fast
+        }
+    };
+    // A lapsed lease is found within a quarter of a lease (at most 5 s) of lapsing: looking on
+    // every poll would cost an idle instance two writes a second for nothing.
+    let lease = Duration::from_secs(state.cfg.jobs.lease_s.max(1));
+    let requeue_every = (lease / 4).clamp(fast, Duration::from_secs(5).max(fast));
+    let mut requeued_at: Option<std::time::Instant> = None;
+    while !state.stopping.is_cancelled() {
+        if requeued_at.is_none_or(|at| at.elapsed() >= requeue_every) {
+            requeued_at = Some(std::time::Instant::now());
+            if let Err(e) = state
+                .db
+                .requeue_expired(clock::now_ms(), MAX_ATTEMPTS)
+                .await
+            {
+                tracing::warn!("requeue failed: {e}");
+            }
+            if state.cfg.split.enabled {
+                pipeline::split::requeue(&state, clock::now_ms()).await;
+            }
+        }
+        state.wakers.jobs.notify_one();
+        tokio::select! {
+            _ = tokio::time::sleep(poll().min(requeue_every)) => {}
+            _ = state.stopping.cancelled() => {}
+        }
+    }
+}
+
 async fn worker_loop(state: Arc<AppState>) {
-    let poll = Duration::from_millis(state.cfg.jobs.poll_interval_ms.max(50));
+    let _task = metrics::background("job_worker");
     let lease_ms = (state.cfg.jobs.lease_s * 1000) as i64;
     while !state.stopping.is_cancelled() {
         let woken = state.wakers.jobs.notified();
         let now = clock::now_ms();
-        if let Err(e) = state.db.requeue_expired(now, MAX_ATTEMPTS).await {
-            tracing::warn!("requeue failed: {e}");
-        }
         let token = names::random_id(24);
         // Segments of running split encodes take turns with jobs: first when their account
         // runs no more than any account waiting with a job (a task under way waits on them),
         // else after those jobs. Only where `[split]` is on (on every instance, as the docs
         // say): the queries are not worth a loop that never meets a segment.
         let segment = if state.cfg.split.enabled {
-            pipeline::split::requeue(&state, now).await;
             scheduler::segment_turn(&state, now)
                 .await
                 .unwrap_or_else(|e| {
@@ -80,6 +132,8 @@ async fn worker_loop(state: Arc<AppState>) {
         }
         match scheduler::claim(&state, &token, now, lease_ms).await {
             Ok(Some(job)) => {
+                // There may be more: the next idle worker looks too.
+                state.wakers.jobs.notify_one();
                 state
                     .running_jobs
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -95,9 +149,9 @@ async fn worker_loop(state: Arc<AppState>) {
         if segment == SegmentTurn::AfterJobs && take_segment(&state, &token, lease_ms).await {
             continue;
         }
+        // Woken by a submission here, a live query, a split's part, or the poll above.
         tokio::select! {
             _ = woken => {}
-            _ = tokio::time::sleep(poll) => {}
             _ = state.stopping.cancelled() => {}
         }
     }
@@ -248,6 +302,7 @@ async fn execute_recipe(
 }
 
 async fn wake_on_parts(state: Arc<AppState>) {
+    let _task = metrics::background("live_query");
     loop {
         match state.db.changes("part").await {
             Ok(mut changes) => {

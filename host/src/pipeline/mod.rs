@@ -108,7 +108,9 @@ pub struct OutputLink {
 /// Resolves and imports: what a submission or a sync run does before anything else.
 pub async fn prepare(state: &AppState, account: &Account, task: Task) -> AppResult<Resolved> {
     let mut resolved = resolve(state, account, task).await?;
+    crate::timing::mark("resolve");
     import::import(state, &mut resolved).await?;
+    crate::timing::mark("import");
     Ok(resolved)
 }
 
@@ -153,9 +155,11 @@ pub async fn run_admitted(
         crate::names::random_id(20),
     )
     .await?;
+    crate::timing::mark("quota");
     match execute(state, &resolved, progress).await {
         Ok(done) => {
             hold.settle(&done.charge).await?;
+            crate::timing::mark("charge");
             Ok(done)
         }
         Err(e) => {
@@ -207,8 +211,11 @@ pub async fn execute(
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no output directory")))?;
     let scratch = scratch(state)?;
     let staged = stage::layout(&scratch, &resolved.task, &resolved.inputs);
+    crate::timing::mark("stage");
     let built = build::build(state, &resolved.task, &resolved.inputs, &staged, &scratch).await?;
+    crate::timing::mark("build");
     let key = cached::key(state, resolved, &staged, &built).await?;
+    crate::timing::mark("cache");
     let shown = built.shown.clone();
     // On the heap: the run's state (a split encode's included) is large, and unoptimised builds
     // move futures through the stack; inline, it overflowed tokio's worker stacks.
@@ -229,8 +236,10 @@ pub async fn execute(
             run().await
         }
     }?;
+    crate::timing::mark("cache");
     if let Some(target) = &resolved.export {
         export::outputs(state, target, &mut done.outputs).await?;
+        crate::timing::mark("export");
     }
     Ok(done)
 }
@@ -245,8 +254,10 @@ async fn process(
     built: build::Built,
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Completed> {
+    crate::timing::mark("cache");
     let (staged, input_bytes) =
         stage::stage(state, scratch, &resolved.task, &resolved.inputs).await?;
+    crate::timing::mark("stage");
     let progress = progress.unwrap_or_else(|| watch::channel(0).0);
     if let Some(plan) = split::plan(state, resolved, &built, &staged).await? {
         return split::run(
@@ -272,6 +283,7 @@ async fn process(
         Some(progress),
     )
     .await?;
+    crate::timing::mark("ffmpeg");
     let media_s = *processed.borrow() as f64 / 1e6;
     let measured = Measured {
         media_s,
@@ -305,6 +317,7 @@ async fn register_run(
         &scratch.outputs(),
     )
     .await?;
+    crate::timing::mark("register");
     let output_bytes = outputs.iter().map(|o| o.size_bytes).sum();
     estimate::record(
         state,

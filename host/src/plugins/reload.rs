@@ -14,6 +14,7 @@ const WATCH_EVERY: Duration = Duration::from_secs(1);
 pub fn spawn(plugins: Arc<PluginHost>, watch: bool) -> anyhow::Result<()> {
     let mut hangup = signal(SignalKind::hangup())?;
     tokio::spawn(async move {
+        let _task = crate::metrics::background("plugin_reload");
         let mut seen = plugins.stamps();
         loop {
             tokio::select! {

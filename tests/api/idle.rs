@@ -1,0 +1,168 @@
+//! An idle instance stays idle (issue #34): after a history of what clients do — jobs polled
+//! every 50 ms, event streams and requests abandoned mid-way, identical tasks at once,
+//! idempotent retries — every background task that history started has ended (`/metrics`
+//! counts them by kind), and the process's CPU over an idle interval is under 1% of a core.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::json;
+
+use crate::jobs::{frame_task, slow_task, submit, wait_for};
+use crate::support::*;
+
+/// `mediaforge_background_tasks{kind="…"} n`, by kind.
+fn background(metrics: &str) -> BTreeMap<String, i64> {
+    metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix("mediaforge_background_tasks{kind=\""))
+        .filter_map(|l| {
+            let (kind, n) = l.split_once("\"} ")?;
+            Some((kind.to_string(), n.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// CPU seconds (user and system) the process has used.
+fn cpu_s(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    // USER_HZ is 100 on every Linux the tests run on (sysconf(_SC_CLK_TCK)).
+    ticks / 100.0
+}
+
+#[tokio::test]
+async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
+    // On disk, as an operator runs it, with the sweeper at its default pace (the tests' base
+    // configuration sweeps every second to see expiry at once).
+    let s = Server::start_with(Options {
+        disk_db: true,
+        env: vec![("MEDIAFORGE__STORAGE__SWEEP_INTERVAL_S".into(), "60".into())],
+        ..Default::default()
+    })
+    .await;
+    let at_start = background(&s.metrics().await);
+    let input = s.upload_file(ALICE, None, &media().short()).await;
+
+    // Distinct jobs, each polled every 50 ms by a client of its own.
+    let mut jobs = Vec::new();
+    for i in 0..24 {
+        let mut task = frame_task(&input, &format!("t{i}.png"));
+        task["task"]["outputs"][0]["options"] =
+            json!(["-ss", format!("0.{i:02}"), "-frames:v", "1"]);
+        jobs.push(submit(&s, ALICE, task).await);
+    }
+    // Event streams opened and abandoned after their first event.
+    for job in &jobs[..6] {
+        let res = s
+            .http()
+            .get(s.url(&format!("/job/{job}/events")))
+            .header("Authorization", format!("Basic {ALICE}"))
+            .send()
+            .await
+            .unwrap();
+        let mut body = res.bytes_stream();
+        let _ = body.next().await;
+    }
+    let server = &s;
+    let pollers = jobs.iter().map(|job| async move {
+        let s = server;
+        loop {
+            let (_, view) = s.get(&format!("/job/{job}"), ALICE).await;
+            if view["status"] == "completed" || view["status"] == "failed" {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    futures_util::future::join_all(pollers).await;
+
+    // Identical tasks at once, sync and async (one ffmpeg, the others wait on it), and sync
+    // requests whose clients hang up while ffmpeg runs.
+    let slow = slow_task(&input, "same.mp4", 0)["task"].clone();
+    let identical = (0..4).map(|_| s.process(ALICE, slow.clone()));
+    let queued: Vec<String> = {
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            ids.push(submit(&s, ALICE, json!({ "task": slow.clone() })).await);
+        }
+        ids
+    };
+    let abandoned = (0..3).map(|i| {
+        let task = slow_task(&input, &format!("gone{i}.mp4"), 0)["task"].clone();
+        async {
+            let _ = tokio::time::timeout(Duration::from_millis(700), s.process(ALICE, task)).await;
+        }
+    });
+    let (answers, _) = tokio::join!(
+        futures_util::future::join_all(identical),
+        futures_util::future::join_all(abandoned)
+    );
+    assert!(
+        answers.iter().all(|(status, _)| *status == 200),
+        "{answers:?}"
+    );
+    // Idempotent retries.
+    for _ in 0..3 {
+        let res = s
+            .http()
+            .post(s.url("/ffmpeg/process/async"))
+            .header("Authorization", format!("Basic {ALICE}"))
+            .header("Idempotency-Key", "retry-1")
+            .json(&frame_task(&input, "again.png"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 202);
+    }
+    for job in &queued {
+        wait_for(&s, ALICE, job, &["completed"], 120).await;
+    }
+    let (_, list) = s.get("/jobs?limit=100", ALICE).await;
+    for job in list["jobs"].as_array().unwrap() {
+        wait_for(&s, ALICE, job["id"].as_str().unwrap(), &["completed"], 120).await;
+    }
+
+    // Every task the history started ends with its reason: what is left are the loops the
+    // instance started with (an abandoned stream is found at its next keep-alive, ≤ 10 s).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let settled = loop {
+        let now = background(&s.metrics().await);
+        let extra: Vec<(&String, &i64)> = now
+            .iter()
+            .filter(|(kind, n)| **n > at_start.get(*kind).copied().unwrap_or(0))
+            .collect();
+        if extra.is_empty() {
+            break now;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "background tasks left after the history: {extra:?} (at start: {at_start:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    for kind in ["job_worker", "job_poll", "webhook_loop", "sweeper"] {
+        assert!(
+            settled.get(kind).copied().unwrap_or(0) >= 1,
+            "{kind}: {settled:?}"
+        );
+    }
+
+    // Idle: no request, no job. The figure is the process's own CPU time, which other work
+    // on the machine does not add to.
+    let (pid, before, started) = (s.pid(), cpu_s(s.pid()), Instant::now());
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let share = (cpu_s(pid) - before) / started.elapsed().as_secs_f64();
+    eprintln!(
+        "idle CPU after the history: {:.2}% of a core",
+        share * 100.0
+    );
+    assert!(share < 0.01, "idle CPU {:.2}% of a core", share * 100.0);
+}
