@@ -408,12 +408,17 @@ async fn complete(state: &AppState, store: &dyn Multipart, u: &TusUpload) -> App
         return Ok(0);
     }
     let list: Vec<(u32, String)> = u.parts.iter().map(|p| (p.number, p.etag.clone())).collect();
-    if let Err(e) = store.complete(&u.object_id, id, &list).await
-        && state.store.size(&u.object_id).await? != Some(u.length)
-    {
-        return Err(e.into());
+    let completed = store.complete(&u.object_id, id, &list).await;
+    // The object the store made, whatever it answered (a lost answer, a retried completion).
+    match (completed, state.store.size(&u.object_id).await?) {
+        (_, Some(size)) if size == u.length => Ok(size),
+        (Err(e), _) => Err(e.into()),
+        (Ok(()), size) => Err(AppError::Internal(anyhow::anyhow!(
+            "upload {}: the parts made an object of {size:?} bytes, not {}",
+            u.tus_id,
+            u.length
+        ))),
     }
-    Ok(u.length)
 }
 
 impl Drop for Append {
@@ -463,6 +468,32 @@ async fn remove(state: &AppState, upload: &TusUpload) -> AppResult<()> {
         .release_upload(&upload.object_id, &upload.claim)
         .await?;
     files::delete(state, &upload.dir_id, &upload.file_name).await?;
+    Ok(())
+}
+
+/// Whether `object` is a resumable upload's tail (`parts.rs`).
+pub fn is_tail(object: &str) -> bool {
+    parts::tail_upload(object).is_some()
+}
+
+/// Deletes tails (older than the orphan sweep's grace) that their upload does not name: left by
+/// an instance that died between storing a PATCH's tail and counting or dropping it.
+pub async fn sweep_tails(state: &AppState, objects: &[String]) -> AppResult<()> {
+    for object in objects {
+        let Some(tus_id) = parts::tail_upload(object) else {
+            continue;
+        };
+        let named = state
+            .db
+            .tus(tus_id)
+            .await?
+            .and_then(|u| u.tail)
+            .is_some_and(|t| &t.object == object);
+        if !named {
+            state.store.delete(object).await?;
+            tracing::info!(object, "orphaned resumable upload tail removed");
+        }
+    }
     Ok(())
 }
 

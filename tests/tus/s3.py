@@ -185,6 +185,13 @@ got = downloaded_sha256(A, dir_id, "checked.bin")
 check("the stored file holds the right bytes, not the refused ones",
       got == hashlib.sha256(right).hexdigest(), got)
 
+# An empty file: S3 completes no multipart upload without a part.
+r = create(B, 0, "empty.bin")
+r = patch(r.headers.get("Location", ""), 0, b"")
+status, info = api(A, "GET", f"/file/{dir_id}/empty.bin")
+check("an empty upload: one empty PATCH makes the file ready, 0 bytes", r.status_code == 204
+      and status == 200 and info["file_info"]["file_size"] == 0, (r.status_code, status, info))
+
 before = (objects(), pending_multipart())
 r = create(A, 2 * 1024 * 1024 * 1024, "huge.bin")
 check("an Upload-Length over the plan: 403 before any byte, the API's message", r.status_code == 403

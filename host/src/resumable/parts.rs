@@ -44,6 +44,12 @@ fn tail_object(tus_id: &str, offset: u64) -> String {
     format!("tus-{tus_id}-{offset}-{}", crate::names::random_id(8))
 }
 
+/// The upload a tail object belongs to, when `object` is one.
+pub fn tail_upload(object: &str) -> Option<&str> {
+    let tus_id = object.strip_prefix("tus-")?.split('-').next()?;
+    (tus_id.len() == 32 && tus_id.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(tus_id)
+}
+
 type Sending = JoinHandle<anyhow::Result<TusPart>>;
 
 /// One PATCH's parts.
@@ -160,5 +166,30 @@ impl Parts {
     /// flight (awaited, never aborted: a request cut off may still land).
     pub fn in_flight(&mut self) -> Option<Sending> {
         self.sending.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_8_mib_until_s3s_part_count_needs_more() {
+        assert_eq!(part_bytes(0), 8 << 20);
+        assert_eq!(part_bytes(300 << 20), 8 << 20);
+        assert_eq!(part_bytes(MAX_PARTS * (8 << 20)), 8 << 20);
+        let huge = 200u64 << 30;
+        let part = part_bytes(huge);
+        assert!(part > 8 << 20 && part % (1 << 20) == 0 && huge.div_ceil(part) <= MAX_PARTS);
+    }
+
+    #[test]
+    fn a_tail_names_its_upload() {
+        let tus_id = crate::names::random_id(32);
+        let tail = tail_object(&tus_id, 3_000_000);
+        assert_eq!(tail_upload(&tail), Some(tus_id.as_str()));
+        assert_eq!(tail_upload(&crate::names::random_id(32)), None);
+        assert_eq!(tail_upload("tus-short-1-x"), None);
+        assert_eq!(tail_upload("cache-abc"), None);
     }
 }
