@@ -1,15 +1,17 @@
 """Resumable uploads on the S3 backend through tuspy, with two instances (A and B) sharing one
 database and one bucket: an upload begun on A, its client killed mid-way, resumed on B from the
 server's offset, the stored bytes checked; no instance's disk holding the upload; a wrong checksum
-refused after its parts were sent, and the right bytes stored in their place; an over-plan
-Upload-Length refused before any multipart upload starts; termination and expiry leaving no
-object and no pending multipart upload. Prints a line per check and `N passed, M failed`."""
+refused after its parts were sent, and the right bytes stored in their place; two PATCHes of one
+upload at once (the second refused with 423); an empty upload; an over-plan Upload-Length
+refused before any multipart upload starts; termination and expiry leaving no object and no
+pending multipart upload. Prints a line per check and `N passed, M failed`."""
 
 import base64
 import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import requests
@@ -184,6 +186,36 @@ check("the right bytes through B: 204, the upload done",
 got = downloaded_sha256(A, dir_id, "checked.bin")
 check("the stored file holds the right bytes, not the refused ones",
       got == hashlib.sha256(right).hexdigest(), got)
+
+# Two PATCHes of one upload at once, on two instances: the second waits for the first (which
+# holds the upload's lock, renewing it as it goes), then is refused with 423; the first's bytes
+# are the file's.
+slow_bytes = os.urandom(16 * MiB)
+r = create(A, len(slow_bytes), "slow.bin")
+slow = r.headers.get("Location", "")
+
+
+def dribble():
+    for i in range(16):
+        yield slow_bytes[i * MiB:(i + 1) * MiB]
+        time.sleep(0.8)
+
+
+first_answer = {}
+t = threading.Thread(target=lambda: first_answer.update(r=patch(slow, 0, dribble())))
+t.start()
+time.sleep(2)
+t0 = time.monotonic()
+r = patch(B + slow[len(A):], 0, b"x")
+waited = time.monotonic() - t0
+t.join()
+first = first_answer.get("r")
+check("a PATCH while another of the same upload runs on the other instance: 423 after waiting",
+      r.status_code == 423 and r.json()["ok"] is False and waited >= 9, (r.status_code, r.text, waited))
+check("... and the running one (past a lease renewal) finishes the file with its bytes",
+      first is not None and first.status_code == 204
+      and downloaded_sha256(B, dir_id, "slow.bin") == hashlib.sha256(slow_bytes).hexdigest(),
+      first is not None and (first.status_code, first.text))
 
 # An empty file: S3 completes no multipart upload without a part.
 r = create(B, 0, "empty.bin")

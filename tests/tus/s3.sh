@@ -14,8 +14,11 @@
 #    tails), the client killed mid-way, resumed against B in chunks of 8 MiB + 12345 bytes; the
 #    bytes compared; no instance's disk holding the upload; the instances' peak memory; a wrong
 #    checksum (after its parts were sent) refused and the right bytes stored in their place;
-#    an over-plan Upload-Length refused before any multipart upload starts; termination and
-#    expiry leaving no object and no pending multipart upload in the bucket.
+#    two PATCHes of one upload at once on A and B (the second waits, then 423; the first, past
+#    a lease renewal, stores its bytes); an empty upload; an over-plan Upload-Length refused
+#    before any multipart upload starts; termination and expiry leaving no object and no
+#    pending multipart upload in the bucket. About a minute (debug build, 2 cores), most of it
+#    the 200 MB upload and the waits for the lock and the expiry.
 set -euo pipefail
 
 source "$(dirname "$0")/../lib.sh"
