@@ -27,6 +27,7 @@ mod parts;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -38,7 +39,8 @@ use crate::error::{AppError, AppResult};
 use crate::storage::Multipart;
 use crate::{clock, directories, files, names};
 
-/// How long a PATCH's lock lasts unless renewed, and how often it is renewed while it runs.
+/// How long a PATCH's lock lasts unless renewed, and how often it is renewed while the PATCH
+/// lives (by a task of its own, so a slow client or a slow part does not let it lapse).
 const LEASE_MS: i64 = 60_000;
 const RENEW_EVERY: Duration = Duration::from_secs(10);
 /// How long a PATCH waits for another PATCH of its upload to end before it is refused.
@@ -75,7 +77,7 @@ pub async fn create(
     files::check_storage(state, &dir.dir_id, length, Some(account)).await?;
     let record = files::pending(&dir.dir_id, file_name);
     files::create(state, account, &record).await?;
-    let upload = TusUpload {
+    let mut upload = TusUpload {
         tus_id: names::random_id(32),
         account: account.name.clone(),
         object_id: record.object_id.clone(),
@@ -100,7 +102,6 @@ pub async fn create(
     {
         return Err(AppError::UploadInProgress);
     }
-    let mut upload = upload;
     if let Some(multipart) = state.store.clone().multipart() {
         match multipart.start(&upload.object_id).await {
             Ok(id) => upload.multipart = Some(id),
@@ -166,7 +167,7 @@ pub struct Append {
     state: Arc<AppState>,
     upload: TusUpload,
     token: String,
-    renewed: Instant,
+    heartbeat: Heartbeat,
     /// The lock is let go (or was, by `advance_tus`).
     released: bool,
     sink: Sink,
@@ -222,9 +223,9 @@ pub async fn append(
     };
     Ok(Append {
         state: state.clone(),
+        heartbeat: Heartbeat::start(state.clone(), &upload.tus_id, &token),
         upload,
         token,
-        renewed: Instant::now(),
         released: false,
         sink,
         written: 0,
@@ -277,8 +278,8 @@ impl Append {
         if end > self.upload.length {
             return Err(AppError::TusPastLength(self.upload.length));
         }
-        if self.renewed.elapsed() >= RENEW_EVERY {
-            self.renew().await?;
+        if self.heartbeat.lost.load(Ordering::SeqCst) {
+            return Err(AppError::TusLocked);
         }
         match &mut self.sink {
             Sink::Disk { file, .. } => file
@@ -289,27 +290,6 @@ impl Append {
         }
         self.hash.update(chunk);
         self.written += chunk.len() as u64;
-        Ok(())
-    }
-
-    /// Moves the lock's lease on; a PATCH that lost its lock (it stalled past the lease and
-    /// another took over) stops.
-    async fn renew(&mut self) -> AppResult<()> {
-        let now = clock::now_ms();
-        if !self
-            .state
-            .db
-            .renew_tus_lock(
-                &self.upload.tus_id,
-                &self.token,
-                now + LEASE_MS,
-                expiry(&self.state),
-            )
-            .await?
-        {
-            return Err(AppError::TusLocked);
-        }
-        self.renewed = Instant::now();
         Ok(())
     }
 
@@ -344,6 +324,8 @@ impl Append {
         }
         let state = self.state.clone();
         let expires = expiry(&state);
+        // A renewal still on its way finds the lock gone with the token (`advance_tus`).
+        self.heartbeat.task.abort();
         let counted = state
             .db
             .advance_tus(
@@ -421,6 +403,41 @@ async fn complete(state: &AppState, store: &dyn Multipart, u: &TusUpload) -> App
     }
 }
 
+/// Renews a PATCH's lock every `RENEW_EVERY` while the PATCH lives; `lost` once another PATCH
+/// holds it (this one stalled past the lease, say: it must send nothing more).
+struct Heartbeat {
+    task: tokio::task::AbortHandle,
+    lost: Arc<AtomicBool>,
+}
+
+impl Heartbeat {
+    fn start(state: Arc<AppState>, tus_id: &str, token: &str) -> Heartbeat {
+        let lost = Arc::new(AtomicBool::new(false));
+        let (tus_id, token, flag) = (tus_id.to_string(), token.to_string(), lost.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RENEW_EVERY).await;
+                let until = clock::now_ms() + LEASE_MS;
+                match state
+                    .db
+                    .renew_tus_lock(&tus_id, &token, until, expiry(&state))
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        flag.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                    // The database may answer again within the lease.
+                    Err(e) => tracing::warn!(tus_id, "renewing a PATCH's lock failed: {e}"),
+                }
+            }
+        })
+        .abort_handle();
+        Heartbeat { task, lost }
+    }
+}
+
 impl Drop for Append {
     /// A PATCH that did not count (an error, a body cut off, a client gone): its lock goes once
     /// its part in flight has landed, and the tail it left, if any, is deleted.
@@ -434,10 +451,13 @@ impl Drop for Append {
             Sink::Parts { parts, .. } => (parts.in_flight(), parts.new_tail.take()),
             Sink::Disk { .. } => (None, None),
         };
+        let heartbeat = self.heartbeat.task.clone();
         tokio::spawn(async move {
+            // The lock stays (renewed) until the part in flight has landed.
             if let Some(sending) = sending {
                 let _ = sending.await;
             }
+            heartbeat.abort();
             if let Some(tail) = new_tail {
                 let _ = state.store.delete(&tail.object).await;
             }

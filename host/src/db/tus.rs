@@ -142,10 +142,12 @@ impl Db {
         Ok(row.is_some())
     }
 
-    /// Lets the lock `token` holds go (a PATCH that failed).
+    /// Lets the lock `token` holds go (a PATCH that failed). The token goes with it, so a
+    /// renewal still on its way cannot take the lock again (nor can one after `advance_tus`).
     pub async fn unlock_tus(&self, tus_id: &str, token: &str) -> DbResult<()> {
         self.exec(
-            "UPDATE type::record('tus', $id) SET locked_until = 0 WHERE lock = $t RETURN NONE",
+            "UPDATE type::record('tus', $id) SET lock = NONE, locked_until = 0 WHERE lock = $t
+             RETURN NONE",
             json!({ "id": tus_id, "t": token }),
         )
         .await
@@ -159,7 +161,7 @@ impl Db {
             .first(
                 "UPDATE type::record('tus', $id)
                  SET offset = $to, expires_at = $e, parts = array::concat(parts ?? [], $parts),
-                     tail = $tail, locked_until = 0
+                     tail = $tail, lock = NONE, locked_until = 0
                  WHERE offset = $from AND lock = $t RETURN offset",
                 json!({ "id": tus_id, "from": a.from, "to": a.to, "e": a.expires_at,
                         "t": a.lock, "parts": a.parts, "tail": a.tail }),
