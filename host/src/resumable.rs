@@ -475,8 +475,18 @@ pub async fn terminate(state: &AppState, account: &Account, tus_id: &str) -> App
 }
 
 async fn remove(state: &AppState, upload: &TusUpload) -> AppResult<()> {
-    if let (Some(store), Some(id)) = (state.store.clone().multipart(), &upload.multipart) {
-        store.abort(&upload.object_id, id).await?;
+    if let (Some(store), Some(id)) = (state.store.clone().multipart(), &upload.multipart)
+        && let Err(e) = store.abort(&upload.object_id, id).await
+    {
+        // A store that does not answer: tried again at the next sweep. Any other refusal is an
+        // upload already gone (S3 answers 404, s3s-fs 403 for an id it no longer knows).
+        if e.is::<crate::storage::Unavailable>() {
+            return Err(e.into());
+        }
+        tracing::warn!(
+            tus_id = upload.tus_id,
+            "aborting the multipart upload failed, taken as gone: {e:#}"
+        );
     }
     if let Some(tail) = &upload.tail {
         state.store.delete(&tail.object).await?;

@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(part_bytes(MAX_PARTS * (8 << 20)), 8 << 20);
         let huge = 200u64 << 30;
         let part = part_bytes(huge);
-        assert!(part > 8 << 20 && part % (1 << 20) == 0 && huge.div_ceil(part) <= MAX_PARTS);
+        assert!(part > 8 << 20 && part.is_multiple_of(1 << 20) && huge.div_ceil(part) <= MAX_PARTS);
     }
 
     #[test]
