@@ -2,7 +2,9 @@
 //! size as the local store does, unless `storage.s3.direct_uploads` presigns PUTs straight to
 //! the bucket (sizes then checked at first use, `files::adopt`); downloads are presigned GETs
 //! on the bucket. A job's inputs and outputs stream between the bucket and its scratch
-//! directory without being held in memory. Works with AWS and S3-compatible servers.
+//! directory without being held in memory. Resumable uploads (`resumable/parts.rs`) fill a
+//! multipart upload part by part, from any instance (`Multipart`). Works with AWS and
+//! S3-compatible servers.
 
 use std::path::Path;
 use std::sync::Arc;
