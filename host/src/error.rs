@@ -191,6 +191,10 @@ pub enum AppError {
     #[error("A PATCH must have Content-Type application/offset+octet-stream")]
     TusContentType,
 
+    // 423 (as tusd answers)
+    #[error("Another PATCH of this upload is running; try again once it ends")]
+    TusLocked,
+
     // 460 (the tus checksum extension's)
     #[error("Upload-Checksum does not match the bytes of this request; they were not kept")]
     TusChecksum,
@@ -344,6 +348,7 @@ impl AppError {
             TusChecksum => StatusCode::from_u16(460).expect("a valid status"),
             TusPastLength(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TusContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            TusLocked => StatusCode::LOCKED,
             LegacyRunRemoved => StatusCode::GONE,
             BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             TooManyTasks | TooManyWatchers(_) | RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,

@@ -5,20 +5,46 @@
 //! holds and moves it on; the last byte stores the file and turns the record ready. An upload
 //! left alone past its expiry is removed with its record and its bytes (`sweep`).
 //!
-//! The bytes in flight are kept on the disk of the instance that took them
-//! (`<data_dir>/tus/<id>.part`): this first version serves an upload from one instance, and
-//! stores it whole at the end on either backend (S3 multipart parts per PATCH are not done yet).
+//! A PATCH holds the upload's lock in the database (`db/tus.rs`) while it runs, with a lease it
+//! renews every few seconds: a second PATCH of the same upload waits a little for it, then is
+//! refused (423), and an instance that dies mid-PATCH holds it no longer than the lease.
+//!
+//! Where the bytes go depends on the store:
+//! - S3 (any store with multipart uploads): each upload is an S3 multipart upload, started at
+//!   creation. A PATCH's bytes are cut into parts in memory and sent as they fill; the bytes
+//!   after its last whole part go to a small tail object in the bucket, read back by the next
+//!   PATCH (`parts.rs` says why). The row holds the multipart upload's id, the parts counted
+//!   and the tail, so any instance may take the next PATCH, and no instance's disk holds any of
+//!   it. The last byte completes the multipart upload into the file's object.
+//! - the local disk: the bytes are appended to `<data_dir>/tus/<id>.part` and stored whole at
+//!   the end (`put_file`, a rename on the same disk); an upload is then served by the instance
+//!   that holds its file, as the local backend's files are.
+//!
+//! Termination and expiry abort the multipart upload and delete the tail (or the `.part` file),
+//! so an upload that does not finish leaves no object behind.
+
+mod parts;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use crate::app::AppState;
-use crate::db::{Account, TusUpload};
+use crate::db::{Account, TusAdvance, TusLock, TusPart, TusUpload};
 use crate::error::{AppError, AppResult};
+use crate::storage::Multipart;
 use crate::{clock, directories, files, names};
+
+/// How long a PATCH's lock lasts unless renewed, and how often it is renewed while the PATCH
+/// lives (by a task of its own, so a slow client or a slow part does not let it lapse).
+const LEASE_MS: i64 = 60_000;
+const RENEW_EVERY: Duration = Duration::from_secs(10);
+/// How long a PATCH waits for another PATCH of its upload to end before it is refused.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// A new upload's resource: its id and what it fills.
 pub async fn create(
@@ -51,7 +77,7 @@ pub async fn create(
     files::check_storage(state, &dir.dir_id, length, Some(account)).await?;
     let record = files::pending(&dir.dir_id, file_name);
     files::create(state, account, &record).await?;
-    let upload = TusUpload {
+    let mut upload = TusUpload {
         tus_id: names::random_id(32),
         account: account.name.clone(),
         object_id: record.object_id.clone(),
@@ -61,6 +87,11 @@ pub async fn create(
         length,
         offset: 0,
         expires_at: expiry(state),
+        multipart: None,
+        parts: Vec::new(),
+        tail: None,
+        lock: None,
+        locked_until: 0,
     };
     let now = clock::now_ms();
     if state
@@ -71,7 +102,25 @@ pub async fn create(
     {
         return Err(AppError::UploadInProgress);
     }
-    state.db.create_tus(&upload).await?;
+    if let Some(multipart) = state.store.clone().multipart() {
+        match multipart.start(&upload.object_id).await {
+            Ok(id) => upload.multipart = Some(id),
+            Err(e) => {
+                let _ = state
+                    .db
+                    .release_upload(&upload.object_id, &upload.claim)
+                    .await;
+                let _ = files::delete(state, &upload.dir_id, &upload.file_name).await;
+                return Err(AppError::Internal(e));
+            }
+        }
+    }
+    if let Err(e) = state.db.create_tus(&upload).await {
+        if let (Some(m), Some(id)) = (state.store.clone().multipart(), &upload.multipart) {
+            let _ = m.abort(&upload.object_id, id).await;
+        }
+        return Err(e.into());
+    }
     Ok(upload)
 }
 
@@ -101,14 +150,53 @@ pub struct Checksum {
     pub sha256: Vec<u8>,
 }
 
-/// One PATCH's bytes being appended.
+/// Where a PATCH's bytes go.
+enum Sink {
+    Disk {
+        file: tokio::fs::File,
+        path: PathBuf,
+    },
+    Parts {
+        store: Arc<dyn Multipart>,
+        parts: parts::Parts,
+    },
+}
+
+/// One PATCH's bytes being appended, with the upload's lock held until it is dropped.
 pub struct Append {
     state: Arc<AppState>,
     upload: TusUpload,
-    file: tokio::fs::File,
-    path: PathBuf,
+    token: String,
+    heartbeat: Heartbeat,
+    /// The lock is let go (or was, by `advance_tus`).
+    released: bool,
+    sink: Sink,
     written: u64,
     hash: Sha256,
+}
+
+/// Takes the upload's lock for a PATCH at `offset`: waits up to `LOCK_WAIT` for a PATCH running
+/// now; 409 when the upload is at another offset.
+async fn lock(state: &AppState, tus_id: &str, offset: u64, token: &str) -> AppResult<TusUpload> {
+    let waited = Instant::now();
+    loop {
+        let now = clock::now_ms();
+        match state
+            .db
+            .lock_tus(tus_id, offset, token, now, now + LEASE_MS)
+            .await?
+        {
+            TusLock::Taken => {
+                return state.db.tus(tus_id).await?.ok_or(AppError::NotFound);
+            }
+            TusLock::Moved(expected) => return Err(AppError::TusOffset { expected }),
+            TusLock::Gone => return Err(AppError::NotFound),
+            TusLock::Locked if waited.elapsed() < LOCK_WAIT => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            TusLock::Locked => return Err(AppError::TusLocked),
+        }
+    }
 }
 
 /// Starts appending to `tus_id` at `offset`, which must be where it stands (409 otherwise).
@@ -124,11 +212,49 @@ pub async fn append(
             expected: upload.offset,
         });
     }
-    let path = part_path(state, tus_id);
+    let token = names::random_id(24);
+    let upload = lock(state, tus_id, offset, &token).await?;
+    let sink = match sink(state, &upload).await {
+        Ok(sink) => sink,
+        Err(e) => {
+            let _ = state.db.unlock_tus(tus_id, &token).await;
+            return Err(e);
+        }
+    };
+    Ok(Append {
+        state: state.clone(),
+        heartbeat: Heartbeat::start(state.clone(), &upload.tus_id, &token),
+        upload,
+        token,
+        released: false,
+        sink,
+        written: 0,
+        hash: Sha256::new(),
+    })
+}
+
+async fn sink(state: &AppState, upload: &TusUpload) -> AppResult<Sink> {
+    Ok(match state.store.clone().multipart() {
+        Some(store) if upload.multipart.is_some() => Sink::Parts {
+            parts: parts::Parts::open(store.clone(), upload)
+                .await
+                .map_err(AppError::Internal)?,
+            store,
+        },
+        _ => {
+            let (file, path) = open_part(state, upload).await?;
+            Sink::Disk { file, path }
+        }
+    })
+}
+
+/// The local store's `.part` file, cut at the recorded offset and positioned there.
+async fn open_part(state: &AppState, upload: &TusUpload) -> AppResult<(tokio::fs::File, PathBuf)> {
+    let path = part_path(state, &upload.tus_id);
     tokio::fs::create_dir_all(path.parent().expect("in tus/"))
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
-    let file = tokio::fs::OpenOptions::new()
+    let mut file = tokio::fs::OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(false)
@@ -139,18 +265,10 @@ pub async fn append(
     file.set_len(upload.offset)
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
-    let mut file = file;
     tokio::io::AsyncSeekExt::seek(&mut file, std::io::SeekFrom::Start(upload.offset))
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
-    Ok(Append {
-        state: state.clone(),
-        upload,
-        file,
-        path,
-        written: 0,
-        hash: Sha256::new(),
-    })
+    Ok((file, path))
 }
 
 impl Append {
@@ -160,10 +278,16 @@ impl Append {
         if end > self.upload.length {
             return Err(AppError::TusPastLength(self.upload.length));
         }
-        self.file
-            .write_all(chunk)
-            .await
-            .map_err(|e| AppError::Internal(e.into()))?;
+        if self.heartbeat.lost.load(Ordering::SeqCst) {
+            return Err(AppError::TusLocked);
+        }
+        match &mut self.sink {
+            Sink::Disk { file, .. } => file
+                .write_all(chunk)
+                .await
+                .map_err(|e| AppError::Internal(e.into()))?,
+            Sink::Parts { parts, .. } => parts.write(chunk).await.map_err(AppError::Internal)?,
+        }
         self.hash.update(chunk);
         self.written += chunk.len() as u64;
         Ok(())
@@ -171,46 +295,176 @@ impl Append {
 
     /// Counts what was written (after the checksum, when one came): the new offset, and whether
     /// that was the last byte (the file is then stored and its record ready).
-    pub async fn finish(self, checksum: Option<Checksum>) -> AppResult<(u64, bool)> {
+    pub async fn finish(mut self, checksum: Option<Checksum>) -> AppResult<(u64, bool)> {
         if let Some(sum) = checksum
             && self.hash.clone().finalize().as_slice() != sum.sha256.as_slice()
         {
             return Err(AppError::TusChecksum);
         }
-        self.file
-            .sync_data()
-            .await
-            .map_err(|e| AppError::Internal(e.into()))?;
-        let to = self.upload.offset + self.written;
-        let state = &self.state;
-        let expires = expiry(state);
-        if !state
-            .db
-            .advance_tus(&self.upload.tus_id, self.upload.offset, to, expires)
-            .await?
-        {
-            return Err(AppError::TusOffset {
-                expected: self.upload.offset,
-            });
+        let from = self.upload.offset;
+        let to = from + self.written;
+        let last = to == self.upload.length;
+        let mut new_parts: Vec<TusPart> = Vec::new();
+        let mut tail = self.upload.tail.clone();
+        match &mut self.sink {
+            Sink::Disk { file, .. } => file
+                .sync_data()
+                .await
+                .map_err(|e| AppError::Internal(e.into()))?,
+            // An empty PATCH before the end changes nothing: the tail stays.
+            Sink::Parts { .. } if self.written == 0 && !last => {}
+            Sink::Parts { parts, .. } => {
+                new_parts = parts
+                    .finish(last, &self.upload.tus_id, to)
+                    .await
+                    .map_err(AppError::Internal)?
+                    .to_vec();
+                tail = parts.new_tail.clone();
+            }
         }
+        let state = self.state.clone();
+        let expires = expiry(&state);
+        // A renewal still on its way finds the lock gone with the token (`advance_tus`).
+        self.heartbeat.task.abort();
+        let counted = state
+            .db
+            .advance_tus(
+                &self.upload.tus_id,
+                &TusAdvance {
+                    from,
+                    to,
+                    expires_at: expires,
+                    lock: &self.token,
+                    parts: &new_parts,
+                    tail: tail.as_ref(),
+                },
+            )
+            .await?;
+        if !counted {
+            return Err(AppError::TusOffset { expected: from });
+        }
+        // Counted: the lock went with it, and the tail this PATCH left is the upload's now.
+        self.released = true;
+        if let Some(old) = &self.upload.tail
+            && tail.as_ref() != Some(old)
+        {
+            // The tail before this PATCH, now in a part or in the new tail.
+            let _ = state.store.delete(&old.object).await;
+        }
+        self.upload.parts.extend(new_parts);
+        self.upload.tail = tail;
         state
             .db
             .renew_upload(&self.upload.object_id, &self.upload.claim, expires)
             .await?;
-        if to < self.upload.length {
+        if !last {
             return Ok((to, false));
         }
         let u = &self.upload;
-        let size = state.store.put_file(&u.object_id, &self.path).await?;
+        let size = match &self.sink {
+            Sink::Disk { path, .. } => state.store.put_file(&u.object_id, path).await?,
+            Sink::Parts { store, .. } => complete(&state, store.as_ref(), u).await?,
+        };
         let kind = crate::storage::attachment::guess_type(&u.file_name);
         let done = state
             .db
             .finish_upload(&u.object_id, &u.claim, size, kind.as_deref())
             .await?;
         state.db.delete_tus(&u.tus_id).await?;
-        let _ = tokio::fs::remove_file(&self.path).await;
+        if let Sink::Disk { path, .. } = &self.sink {
+            let _ = tokio::fs::remove_file(path).await;
+        }
         done.ok_or(AppError::FileMissing)?;
         Ok((to, true))
+    }
+}
+
+/// Joins the counted parts into the file's object: its size. Safe to run again (an empty PATCH
+/// at the end retries it) after a completion whose answer was lost.
+async fn complete(state: &AppState, store: &dyn Multipart, u: &TusUpload) -> AppResult<u64> {
+    let id = u.multipart.as_deref().expect("an upload with parts");
+    if u.parts.is_empty() {
+        // An empty file: S3 completes no upload without a part.
+        store.abort(&u.object_id, id).await?;
+        store.put_bytes(&u.object_id, bytes::Bytes::new()).await?;
+        return Ok(0);
+    }
+    let list: Vec<(u32, String)> = u.parts.iter().map(|p| (p.number, p.etag.clone())).collect();
+    let completed = store.complete(&u.object_id, id, &list).await;
+    // The object the store made, whatever it answered (a lost answer, a retried completion).
+    match (completed, state.store.size(&u.object_id).await?) {
+        (_, Some(size)) if size == u.length => Ok(size),
+        (Err(e), _) => Err(e.into()),
+        (Ok(()), size) => Err(AppError::Internal(anyhow::anyhow!(
+            "upload {}: the parts made an object of {size:?} bytes, not {}",
+            u.tus_id,
+            u.length
+        ))),
+    }
+}
+
+/// Renews a PATCH's lock every `RENEW_EVERY` while the PATCH lives; `lost` once another PATCH
+/// holds it (this one stalled past the lease, say: it must send nothing more).
+struct Heartbeat {
+    task: tokio::task::AbortHandle,
+    lost: Arc<AtomicBool>,
+}
+
+impl Heartbeat {
+    fn start(state: Arc<AppState>, tus_id: &str, token: &str) -> Heartbeat {
+        let lost = Arc::new(AtomicBool::new(false));
+        let (tus_id, token, flag) = (tus_id.to_string(), token.to_string(), lost.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RENEW_EVERY).await;
+                let until = clock::now_ms() + LEASE_MS;
+                match state
+                    .db
+                    .renew_tus_lock(&tus_id, &token, until, expiry(&state))
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        flag.store(true, Ordering::SeqCst);
+                        break;
+                    }
+                    // The database may answer again within the lease.
+                    Err(e) => tracing::warn!(tus_id, "renewing a PATCH's lock failed: {e}"),
+                }
+            }
+        })
+        .abort_handle();
+        Heartbeat { task, lost }
+    }
+}
+
+impl Drop for Append {
+    /// A PATCH that did not count (an error, a body cut off, a client gone): its lock goes once
+    /// its part in flight has landed, and the tail it left, if any, is deleted.
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        let state = self.state.clone();
+        let (tus_id, token) = (self.upload.tus_id.clone(), self.token.clone());
+        let (sending, new_tail) = match &mut self.sink {
+            Sink::Parts { parts, .. } => (parts.in_flight(), parts.new_tail.take()),
+            Sink::Disk { .. } => (None, None),
+        };
+        let heartbeat = self.heartbeat.task.clone();
+        tokio::spawn(async move {
+            // The lock stays (renewed) until the part in flight has landed.
+            if let Some(sending) = sending {
+                let _ = sending.await;
+            }
+            heartbeat.abort();
+            if let Some(tail) = new_tail {
+                let _ = state.store.delete(&tail.object).await;
+            }
+            if let Err(e) = state.db.unlock_tus(&tus_id, &token).await {
+                tracing::warn!(tus_id, "letting a PATCH's lock go failed: {e}");
+            }
+        });
     }
 }
 
@@ -221,6 +475,22 @@ pub async fn terminate(state: &AppState, account: &Account, tus_id: &str) -> App
 }
 
 async fn remove(state: &AppState, upload: &TusUpload) -> AppResult<()> {
+    if let (Some(store), Some(id)) = (state.store.clone().multipart(), &upload.multipart)
+        && let Err(e) = store.abort(&upload.object_id, id).await
+    {
+        // A store that does not answer: tried again at the next sweep. Any other refusal is an
+        // upload already gone (S3 answers 404, s3s-fs 403 for an id it no longer knows).
+        if e.is::<crate::storage::Unavailable>() {
+            return Err(e.into());
+        }
+        tracing::warn!(
+            tus_id = upload.tus_id,
+            "aborting the multipart upload failed, taken as gone: {e:#}"
+        );
+    }
+    if let Some(tail) = &upload.tail {
+        state.store.delete(&tail.object).await?;
+    }
     state.db.delete_tus(&upload.tus_id).await?;
     let _ = tokio::fs::remove_file(part_path(state, &upload.tus_id)).await;
     state
@@ -228,6 +498,32 @@ async fn remove(state: &AppState, upload: &TusUpload) -> AppResult<()> {
         .release_upload(&upload.object_id, &upload.claim)
         .await?;
     files::delete(state, &upload.dir_id, &upload.file_name).await?;
+    Ok(())
+}
+
+/// Whether `object` is a resumable upload's tail (`parts.rs`).
+pub fn is_tail(object: &str) -> bool {
+    parts::tail_upload(object).is_some()
+}
+
+/// Deletes tails (older than the orphan sweep's grace) that their upload does not name: left by
+/// an instance that died between storing a PATCH's tail and counting or dropping it.
+pub async fn sweep_tails(state: &AppState, objects: &[String]) -> AppResult<()> {
+    for object in objects {
+        let Some(tus_id) = parts::tail_upload(object) else {
+            continue;
+        };
+        let named = state
+            .db
+            .tus(tus_id)
+            .await?
+            .and_then(|u| u.tail)
+            .is_some_and(|t| &t.object == object);
+        if !named {
+            state.store.delete(object).await?;
+            tracing::info!(object, "orphaned resumable upload tail removed");
+        }
+    }
     Ok(())
 }
 

@@ -14,6 +14,8 @@
 //!   a cache entry names them. The sweep also evicts entries past `cache.ttl_s` and `max_gb`.
 //! - split segments (`split-…`, `pipeline/split/`) belong to a part row: they go with it, when
 //!   the split ends or, if its coordinator died, once its heartbeat lapses.
+//! - resumable uploads' tails (`tus-…`, `resumable/parts.rs`) belong to a tus row that names
+//!   them: one no row names (an instance died mid-PATCH) goes after the orphan grace period.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,15 +92,18 @@ pub async fn sweep(state: &AppState, orphans: bool) -> anyhow::Result<()> {
 async fn sweep_orphans(state: &AppState) -> anyhow::Result<()> {
     let grace = Duration::from_secs(state.cfg.storage.orphan_grace_s);
     let cutoff = std::time::SystemTime::now() - grace;
-    let (cached, old): (Vec<String>, Vec<String>) = state
+    let (tails, listed): (Vec<String>, Vec<String>) = state
         .store
         .list()
         .await?
         .into_iter()
-        .filter(|(name, written)| {
-            *written < cutoff && (object_id_like(name) || crate::cache::is_cache_object(name))
-        })
+        .filter(|(_, written)| *written < cutoff)
         .map(|(name, _)| name)
+        .partition(|name| crate::resumable::is_tail(name));
+    crate::resumable::sweep_tails(state, &tails).await?;
+    let (cached, old): (Vec<String>, Vec<String>) = listed
+        .into_iter()
+        .filter(|name| object_id_like(name) || crate::cache::is_cache_object(name))
         .partition(|name| crate::cache::is_cache_object(name));
     for batch in old.chunks(500) {
         for object in state.db.unrecorded_objects(batch).await? {

@@ -66,3 +66,6 @@ ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=2
 
 "$VENV/bin/python" "$ROOT/tests/tus/client.py" "$BASE" "$KEY" "$WORK/big.nut" "$WORK"
 echo "tests/tus/run.sh: finished in $(( $(date +%s) - started )) s"
+
+# The same on the S3 backend, with two instances sharing one database and one bucket.
+bash "$ROOT/tests/tus/s3.sh"

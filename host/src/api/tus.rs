@@ -2,8 +2,8 @@
 //! expiration, termination, checksum with sha256), authenticated as the API is. The protocol's
 //! headers in and out are here; what an upload is lives in `resumable.rs`. Errors keep the API's
 //! `{ok:false, error}` bodies, with tus's statuses (409 for an offset that does not match, 412
-//! for a protocol version it does not speak, 415 for a PATCH of another content type, 460 for a
-//! checksum that does not match).
+//! for a protocol version it does not speak, 415 for a PATCH of another content type, 423 for a
+//! PATCH while another PATCH of the same upload runs, 460 for a checksum that does not match).
 
 use base64::Engine;
 use futures_util::StreamExt;

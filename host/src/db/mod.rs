@@ -29,7 +29,7 @@ mod uploads;
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 pub use credentials::{CredentialRow, SealedCredential};
 pub use parts::{Part, PartFailure, PartStatus};
-pub use tus::TusUpload;
+pub use tus::{TusAdvance, TusLock, TusPart, TusTail, TusUpload};
 pub use uploads::UploadRefusal;
 
 pub use jobs::{

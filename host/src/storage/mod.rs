@@ -10,8 +10,10 @@ pub mod spool;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 
 /// The store did not answer (or failed on its side): the request may succeed later. Carried in
 /// an `anyhow::Error`, it becomes a 503 (`error.rs`).
@@ -59,4 +61,44 @@ pub trait ObjectStore: Send + Sync {
     async fn delete(&self, object: &str) -> anyhow::Result<()>;
     /// Every stored object with when it was written, for the orphan sweep (`sweeper.rs`).
     async fn list(&self) -> anyhow::Result<Vec<(String, std::time::SystemTime)>>;
+    /// The store's multipart uploads, when it has them (S3): resumable uploads then go to one
+    /// (`resumable/parts.rs`) instead of a file on the instance's disk.
+    fn multipart(self: Arc<Self>) -> Option<Arc<dyn Multipart>> {
+        None
+    }
 }
+
+/// An object put together from parts sent one at a time, possibly by different instances (S3's
+/// multipart upload). Parts are numbered from 1 without gaps; every part but the last holds at
+/// least `MIN_PART` bytes; a part sent again under its number replaces the earlier one.
+#[async_trait]
+pub trait Multipart: Send + Sync {
+    /// Starts an upload that will become `object`: its id.
+    async fn start(&self, object: &str) -> anyhow::Result<String>;
+    /// Sends part `number`: its ETag.
+    async fn put_part(
+        &self,
+        object: &str,
+        upload_id: &str,
+        number: u32,
+        body: Bytes,
+    ) -> anyhow::Result<String>;
+    /// Joins the parts (number and ETag, in order) into the object.
+    async fn complete(
+        &self,
+        object: &str,
+        upload_id: &str,
+        parts: &[(u32, String)],
+    ) -> anyhow::Result<()>;
+    /// Drops the upload and its parts; an upload already gone is not an error.
+    async fn abort(&self, object: &str, upload_id: &str) -> anyhow::Result<()>;
+    /// Stores a small object held in memory (a resumable upload's tail, under `MIN_PART`).
+    async fn put_bytes(&self, object: &str, body: Bytes) -> anyhow::Result<()>;
+    /// Reads a small object whole into memory.
+    async fn get_bytes(&self, object: &str) -> anyhow::Result<Bytes>;
+}
+
+/// The smallest part S3 takes, but for an upload's last.
+pub const MIN_PART: u64 = 5 * 1024 * 1024;
+/// The most parts one S3 upload may have.
+pub const MAX_PARTS: u64 = 10_000;

@@ -2,7 +2,9 @@
 //! size as the local store does, unless `storage.s3.direct_uploads` presigns PUTs straight to
 //! the bucket (sizes then checked at first use, `files::adopt`); downloads are presigned GETs
 //! on the bucket. A job's inputs and outputs stream between the bucket and its scratch
-//! directory without being held in memory. Works with AWS and S3-compatible servers.
+//! directory without being held in memory. Resumable uploads (`resumable/parts.rs`) fill a
+//! multipart upload part by part, from any instance (`Multipart`). Works with AWS and
+//! S3-compatible servers.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::attachment::{content_disposition, guess_type};
 use super::presign::{BlobUrls, Method};
-use super::{ObjectStore, Presigned, Unavailable};
+use super::{Multipart, ObjectStore, Presigned, Unavailable};
 use crate::config;
 
 /// Outputs up to this size go up in one PUT; larger ones as a multipart upload of these parts
@@ -353,6 +355,124 @@ impl ObjectStore for S3Store {
             }
         }
         Ok(found)
+    }
+
+    fn multipart(self: Arc<Self>) -> Option<Arc<dyn Multipart>> {
+        Some(self)
+    }
+}
+
+/// Resumable uploads' parts (`resumable/parts.rs`), each sent from memory (one bounded buffer).
+#[async_trait]
+impl Multipart for S3Store {
+    async fn start(&self, object: &str) -> anyhow::Result<String> {
+        let upload = self
+            .client
+            .create_multipart_upload()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .send()
+            .await
+            .map_err(|e| failed("S3 create multipart upload", &e))?;
+        Ok(upload
+            .upload_id()
+            .context("S3 gave no upload id")?
+            .to_string())
+    }
+
+    async fn put_part(
+        &self,
+        object: &str,
+        upload_id: &str,
+        number: u32,
+        body: bytes::Bytes,
+    ) -> anyhow::Result<String> {
+        let part = self
+            .client
+            .upload_part()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .upload_id(upload_id)
+            .part_number(number as i32)
+            .content_length(body.len() as i64)
+            .body(ByteStream::from(body))
+            .send()
+            .await
+            .map_err(|e| failed(&format!("S3 upload part {number}"), &e))?;
+        Ok(part.e_tag().unwrap_or_default().to_string())
+    }
+
+    async fn complete(
+        &self,
+        object: &str,
+        upload_id: &str,
+        parts: &[(u32, String)],
+    ) -> anyhow::Result<()> {
+        let parts = parts
+            .iter()
+            .map(|(number, etag)| {
+                CompletedPart::builder()
+                    .part_number(*number as i32)
+                    .e_tag(etag)
+                    .build()
+            })
+            .collect();
+        self.client
+            .complete_multipart_upload()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .upload_id(upload_id)
+            .multipart_upload(
+                CompletedMultipartUpload::builder()
+                    .set_parts(Some(parts))
+                    .build(),
+            )
+            .send()
+            .await
+            .map_err(|e| failed("S3 complete multipart upload", &e))?;
+        Ok(())
+    }
+
+    async fn abort(&self, object: &str, upload_id: &str) -> anyhow::Result<()> {
+        match self
+            .client
+            .abort_multipart_upload()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .upload_id(upload_id)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            // Already completed or aborted (a retried removal).
+            Err(e) if status(&e) == Some(404) => Ok(()),
+            Err(e) => Err(failed("S3 abort multipart upload", &e)),
+        }
+    }
+
+    async fn put_bytes(&self, object: &str, body: bytes::Bytes) -> anyhow::Result<()> {
+        self.client
+            .put_object()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .content_length(body.len() as i64)
+            .body(ByteStream::from(body))
+            .send()
+            .await
+            .map_err(|e| failed("S3 put object", &e))?;
+        Ok(())
+    }
+
+    async fn get_bytes(&self, object: &str) -> anyhow::Result<bytes::Bytes> {
+        let object = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .send()
+            .await
+            .map_err(|e| failed("S3 get object", &e))?;
+        Ok(object.body.collect().await?.into_bytes())
     }
 }
 
