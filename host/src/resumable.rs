@@ -415,6 +415,7 @@ impl Heartbeat {
         let lost = Arc::new(AtomicBool::new(false));
         let (tus_id, token, flag) = (tus_id.to_string(), token.to_string(), lost.clone());
         let task = tokio::spawn(async move {
+            let _task = crate::metrics::background("tus_lock");
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;
                 let until = clock::now_ms() + LEASE_MS;
