@@ -247,12 +247,48 @@ pub struct ListQuery<'a> {
 const JOB_FIELDS: &str = "* OMIT id";
 
 impl Db {
+    /// Queues a job (see `create_job_write`); the pending queue changed.
+    pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
+        let done = self.create_job_write(job, since).await;
+        self.queue_changed();
+        done
+    }
+
+    /// Claims `account`'s next job (see `claim_job_write`); the pending queue changed.
+    pub async fn claim_job(
+        &self,
+        account: &str,
+        max: Option<u32>,
+        token: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> DbResult<Option<Job>> {
+        let done = self
+            .claim_job_write(account, max, token, now, lease_ms)
+            .await;
+        self.queue_changed();
+        done
+    }
+
+    /// Gives lapsed leases back to the queue (see `requeue_expired_write`).
+    pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
+        let done = self.requeue_expired_write(now, max_attempts).await;
+        self.queue_changed();
+        done
+    }
+
+    /// Cancels a pending job (see `cancel_job_write`); the pending queue changed.
+    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
+        let done = self.cancel_job_write(job_id, now).await;
+        self.queue_changed();
+        done
+    }
     /// Creates the job, or, when it carries an idempotency key that an earlier job of the
     /// window (since `since`) holds, returns that job instead. The key's record
     /// (`idem:<hash>`) is written in the same transaction as the job, so of submissions racing
     /// with one key exactly one commits; the others' transactions conflict, are run again,
     /// and then find the winner's job.
-    pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
+    async fn create_job_write(&self, job: &Job, since: i64) -> DbResult<Job> {
         if job.idem.is_none() {
             self.exec(
                 "CREATE type::record('job', $j.job_id) CONTENT $j",
@@ -333,7 +369,7 @@ impl Db {
     /// runs `max` jobs; `None` when there is none to take. The claim and the account's turn
     /// record commit together, so two workers claiming for one account at once conflict and
     /// one of them counts again: the limit holds across instances.
-    pub async fn claim_job(
+    async fn claim_job_write(
         &self,
         account: &str,
         max: Option<u32>,
@@ -491,7 +527,7 @@ impl Db {
     }
 
     /// Gives back jobs whose worker stopped renewing; fails those that keep killing workers.
-    pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
+    async fn requeue_expired_write(&self, now: i64, max_attempts: u32) -> DbResult<()> {
         self.exec(
             "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
                 updated_at = $now, lease_token = NONE,
@@ -579,7 +615,7 @@ impl Db {
     }
 
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
-    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
+    async fn cancel_job_write(&self, job_id: &str, now: i64) -> DbResult<bool> {
         let row: Option<Value> = self
             .first(
                 "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now

@@ -22,6 +22,7 @@ mod credentials;
 mod jobs;
 mod listings;
 mod parts;
+mod queue;
 mod schema;
 mod tus;
 mod uploads;
@@ -29,6 +30,7 @@ mod uploads;
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 pub use credentials::{CredentialRow, SealedCredential};
 pub use parts::{Part, PartFailure, PartStatus};
+pub use queue::{Snapshot as QueueSnapshot, Waiting};
 pub use tus::{TusAdvance, TusLock, TusPart, TusTail, TusUpload};
 pub use uploads::UploadRefusal;
 
@@ -106,6 +108,8 @@ pub struct Db {
     /// File listings, when this process is the store's only writer (embedded); `None` on a
     /// server, where other instances write too.
     listings: Option<std::sync::Arc<listings::Listings>>,
+    /// The pending queue for job views, on the same terms (`queue.rs`).
+    queue: Option<std::sync::Arc<queue::Queue>>,
 }
 
 /// Most directories kept in memory per instance (a few hundred bytes each).
@@ -193,6 +197,7 @@ impl Db {
             query_timeout: std::time::Duration::from_secs(cfg.query_timeout_s),
             directories: Default::default(),
             listings: embedded.then(Default::default),
+            queue: embedded.then(Default::default),
         };
         // A server that has just started may answer its first (schema) queries slowly: wait for
         // it like for the connection.

@@ -60,6 +60,9 @@ pub async fn claim(
 /// ahead of it, and from every other account one a turn, with one more from those whose last
 /// turn came before this account's. An approximation: running counts change the order too.
 pub async fn queue_position(state: &AppState, job: &Job) -> AppResult<u64> {
+    if let Some(queue) = state.db.queue_snapshot().await? {
+        return Ok(position_in(&queue, job, state.cfg.jobs.scheduling));
+    }
     let (ahead, pending) = state.db.queue_around(job).await?;
     let others: u64 = match state.cfg.jobs.scheduling {
         Scheduling::Fair => {
@@ -78,6 +81,47 @@ pub async fn queue_position(state: &AppState, job: &Job) -> AppResult<u64> {
         Scheduling::Fifo => state.db.pending_before(job).await?,
     };
     Ok(ahead + others)
+}
+
+/// `queue_position` worked out from a snapshot of the queue, by the same rules as the
+/// queries of `Db::queue_around`, `Db::last_turns` and `Db::pending_before`.
+fn position_in(queue: &crate::db::QueueSnapshot, job: &Job, scheduling: Scheduling) -> u64 {
+    let before_mine = |w: &&crate::db::Waiting| {
+        w.job_id != job.job_id
+            && (w.priority_rank > job.priority_rank
+                || (w.priority_rank == job.priority_rank
+                    && (w.created_at < job.created_at
+                        || (w.created_at == job.created_at && w.job_id < job.job_id))))
+    };
+    match scheduling {
+        Scheduling::Fair => {
+            let ahead = queue
+                .waiting
+                .iter()
+                .filter(|w| w.account == job.account)
+                .filter(before_mine)
+                .count() as u64;
+            let mut pending: HashMap<&str, u64> = HashMap::new();
+            for w in &queue.waiting {
+                *pending.entry(w.account.as_str()).or_default() += 1;
+            }
+            let mine = queue.turns.get(&job.account).copied().unwrap_or(0);
+            let others: u64 = pending
+                .iter()
+                .filter(|(account, _)| **account != job.account)
+                .map(|(account, n)| {
+                    let earlier = queue.turns.get(*account).copied().unwrap_or(0) < mine;
+                    (*n).min(ahead + u64::from(earlier))
+                })
+                .sum();
+            ahead + others
+        }
+        Scheduling::Fifo => queue
+            .waiting
+            .iter()
+            .filter(|w| w.account != job.account && w.created_at < job.created_at)
+            .count() as u64,
+    }
 }
 
 /// Where the next split segment stands against the waiting jobs.
