@@ -315,6 +315,8 @@ pub struct Understanding {
     pub unaccounted: Vec<String>,
     /// Words the grammar does not know at all, unused (`grammar::unknown_words`).
     pub unknown: Vec<String>,
+    /// Numbers no rule used (`grammar::loose_values`).
+    pub loose: Vec<(String, Option<f64>)>,
 }
 
 impl Understanding {
@@ -347,6 +349,7 @@ pub fn understand(instruction: &str) -> Understanding {
     // in an understood clause ("quítale los primeros 3 segundos": the verb) refuses rather
     // than letting the rest run with a guessed meaning.
     let unknown = grammar::unknown_words(&tokens, &hits);
+    let loose = grammar::loose_values(&tokens, &hits);
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
@@ -357,6 +360,7 @@ pub fn understand(instruction: &str) -> Understanding {
         dropped,
         unaccounted,
         unknown,
+        loose,
     }
 }
 
