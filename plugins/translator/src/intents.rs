@@ -547,6 +547,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "add-track" => Some(Intent::AddTrack),
         "mix-audio" => Some(Intent::MixAudio),
         "add-audio" => Some(Intent::AddAudio),
+        // "add song.mp3 to the video": only a sound file named is added as sound.
+        "add-audio-file" => caps
+            .iter()
+            .any(|c| match &c.cap {
+                Cap::File(f) => [
+                    ".mp3", ".wav", ".m4a", ".aac", ".ogg", ".oga", ".flac", ".opus",
+                ]
+                .iter()
+                .any(|e| f.ends_with(e)),
+                _ => false,
+            })
+            .then_some(Intent::AddAudio),
         "extract-audio" => Some(Intent::ExtractAudio),
         "remove-audio" => Some(Intent::RemoveAudio),
         "speed" => {
@@ -594,6 +606,15 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
         // Silence between two times, the rest of the sound and the whole length kept.
+        "mute-head" => {
+            let t = times(caps);
+            (t.first().is_some_and(|&t| t > 0.0)).then(|| {
+                Intent::AudioFilter(format!(
+                    "volume=enable='between(t,0,{})':volume=0",
+                    crate::numbers::fmt_num(t[0])
+                ))
+            })
+        }
         "mute-range" => {
             let t = times(caps);
             (t.len() >= 2 && t[0] >= 0.0 && t[1] > t[0]).then(|| {
@@ -833,6 +854,16 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         }
         "grayscale" => Some(Intent::Grayscale),
         "overlay" => Some(Intent::Overlay),
+        // "add logo.png in the corner": only a picture named is laid over the video.
+        "overlay-file" => caps
+            .iter()
+            .any(|c| match &c.cap {
+                Cap::File(f) => [".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".svg"]
+                    .iter()
+                    .any(|e| f.ends_with(e)),
+                _ => false,
+            })
+            .then_some(Intent::Overlay),
         "overlay-size" => arg_num(args, 0).map(Intent::OverlaySize),
         "opacity" | "opacity-inverse" => {
             let o = match first {

@@ -1199,6 +1199,22 @@ fn nothing_asked_is_dropped() {
     assert!(m.contains("\"um\""), "{m}");
     assert!(argv(&task("dreh das video um 90 grad", &["clip.mp4"])).contains("transpose"));
     assert!(file(&task("wandle das video in ein webm um", &["clip.mp4"])).ends_with(".webm"));
+    // "mute the first 3 seconds" silences them and keeps the rest (it had kept only them).
+    let t = task("mute the first 3 seconds", &["clip.mp4"]);
+    assert!(
+        argv(&t).contains("between(t,0,3)") && !argv(&t).contains("-t 3"),
+        "{}",
+        argv(&t)
+    );
+    refused("mute the last 3 seconds", &["clip.mp4"]);
+    // A file named with the verb: a picture is laid over, a sound added.
+    let t = task(
+        "add logo.png in the top right corner",
+        &["clip.mp4", "logo.png"],
+    );
+    assert!(argv(&t).contains("overlay="), "{}", argv(&t));
+    let t = task("add song.mp3 to the video", &["clip.mp4", "song.mp3"]);
+    assert!(argv(&t).contains("amix"), "{}", argv(&t));
     // A trim into Matroska re-encodes the sound: copied, it kept the packets before the cut.
     let t = task("keep from 2 s to 5 s as mkv", &["clip.mp4"]);
     assert!(!argv(&t).contains("-c:a copy"), "{}", argv(&t));

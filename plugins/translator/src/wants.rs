@@ -186,7 +186,7 @@ impl Wants {
                 Intent::RemoveAudio => w.remove_audio = true,
                 Intent::Speed(s) => set(&mut slots.speed, s, named, "speeds", &mut w.conflicts),
                 Intent::Timelapse => {
-                    w.speed = Some(8.0);
+                    set(&mut slots.speed, 8.0, false, "speeds", &mut w.conflicts);
                     w.remove_audio = true;
                 }
                 Intent::Segment(secs) => set(
@@ -220,8 +220,21 @@ impl Wants {
                     }
                 }
                 Intent::Speech => {
-                    w.sample_rate = Some(16000);
-                    w.channels = Some(1);
+                    // What speech recognition needs: named, as if with its numbers.
+                    set(
+                        &mut slots.sample_rate,
+                        16000,
+                        true,
+                        "sample rates",
+                        &mut w.conflicts,
+                    );
+                    set(
+                        &mut slots.channels,
+                        1,
+                        true,
+                        "channel counts",
+                        &mut w.conflicts,
+                    );
                 }
                 Intent::Reverse => w.reverse = true,
                 Intent::Volume(l) => set(&mut slots.volume, l, named, "volumes", &mut w.conflicts),
