@@ -214,6 +214,78 @@ pub fn unknown_words<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
         .collect()
 }
 
+/// Numbers and measures no rule used ("a thumbnail from second 5 at 320 px": the 5): a
+/// number is always part of what was asked, so one left over means an operation ran without
+/// it, or with another number in its place. Each comes with the count it gives when it counts
+/// the inputs ("join the two clips", "emenda os dois vídeos"): the caller checks that count.
+pub fn loose_values<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<(String, Option<f64>)> {
+    const INPUT_NOUNS: &[&str] = &[
+        "clips",
+        "videos",
+        "vídeos",
+        "vidéos",
+        "files",
+        "vids",
+        "inputs",
+        "songs",
+        "recordings",
+        "images",
+        "pictures",
+        "photos",
+        "tracks",
+        "dateien",
+        "fichiers",
+        "archivos",
+        "arquivos",
+        "ficheiros",
+        "filmati",
+        "video",
+        "clip",
+        "file",
+        "audio",
+        "audios",
+        "áudios",
+        "sounds",
+        "mp4s",
+        "mp3s",
+        "movies",
+        "parts",
+        "pieces",
+        "morceaux",
+        "teile",
+        "partes",
+        "pezzi",
+    ];
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    tokens
+        .iter()
+        .enumerate()
+        // "one" is as often a pronoun ("make one", "one small jpg") as a count.
+        .filter(|(i, t)| matches!(t.kind, Tok::Value(_)) && !used.contains(i) && t.norm != "one")
+        .map(|(i, t)| {
+            let count = match t.kind {
+                Tok::Value(crate::numbers::Value::Num(n))
+                    if tokens.get(i + 1).is_some_and(|n| {
+                        n.kind == Tok::Word && INPUT_NOUNS.contains(&n.norm.as_str())
+                    }) =>
+                {
+                    Some(n)
+                }
+                _ => None,
+            };
+            // With the word before it, for the message ("second 5").
+            let text = match i.checked_sub(1).map(|p| &tokens[p]) {
+                Some(p) if p.kind == Tok::Word && !used.contains(&(i - 1)) => {
+                    format!("{} {}", p.norm, t.norm)
+                }
+                _ => t.norm.clone(),
+            };
+            (text, count)
+        })
+        .collect()
+}
+
 /// Words that change what is asked and that no rule used: `@negation` words always, and
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
 /// in" is a fade; "add 3 seconds" with nothing else understood is not).

@@ -315,6 +315,8 @@ pub struct Understanding {
     pub unaccounted: Vec<String>,
     /// Words the grammar does not know at all, unused (`grammar::unknown_words`).
     pub unknown: Vec<String>,
+    /// Numbers no rule used (`grammar::loose_values`).
+    pub loose: Vec<(String, Option<f64>)>,
 }
 
 impl Understanding {
@@ -347,6 +349,7 @@ pub fn understand(instruction: &str) -> Understanding {
     // in an understood clause ("quítale los primeros 3 segundos": the verb) refuses rather
     // than letting the rest run with a guessed meaning.
     let unknown = grammar::unknown_words(&tokens, &hits);
+    let loose = grammar::loose_values(&tokens, &hits);
     let heard = hits
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
@@ -357,6 +360,7 @@ pub fn understand(instruction: &str) -> Understanding {
         dropped,
         unaccounted,
         unknown,
+        loose,
     }
 }
 
@@ -543,6 +547,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "add-track" => Some(Intent::AddTrack),
         "mix-audio" => Some(Intent::MixAudio),
         "add-audio" => Some(Intent::AddAudio),
+        // "add song.mp3 to the video": only a sound file named is added as sound.
+        "add-audio-file" => caps
+            .iter()
+            .any(|c| match &c.cap {
+                Cap::File(f) => [
+                    ".mp3", ".wav", ".m4a", ".aac", ".ogg", ".oga", ".flac", ".opus",
+                ]
+                .iter()
+                .any(|e| f.ends_with(e)),
+                _ => false,
+            })
+            .then_some(Intent::AddAudio),
         "extract-audio" => Some(Intent::ExtractAudio),
         "remove-audio" => Some(Intent::RemoveAudio),
         "speed" => {
@@ -590,6 +606,15 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
         // Silence between two times, the rest of the sound and the whole length kept.
+        "mute-head" => {
+            let t = times(caps);
+            (t.first().is_some_and(|&t| t > 0.0)).then(|| {
+                Intent::AudioFilter(format!(
+                    "volume=enable='between(t,0,{})':volume=0",
+                    crate::numbers::fmt_num(t[0])
+                ))
+            })
+        }
         "mute-range" => {
             let t = times(caps);
             (t.len() >= 2 && t[0] >= 0.0 && t[1] > t[0]).then(|| {
@@ -829,6 +854,16 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         }
         "grayscale" => Some(Intent::Grayscale),
         "overlay" => Some(Intent::Overlay),
+        // "add logo.png in the corner": only a picture named is laid over the video.
+        "overlay-file" => caps
+            .iter()
+            .any(|c| match &c.cap {
+                Cap::File(f) => [".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".svg"]
+                    .iter()
+                    .any(|e| f.ends_with(e)),
+                _ => false,
+            })
+            .then_some(Intent::Overlay),
         "overlay-size" => arg_num(args, 0).map(Intent::OverlaySize),
         "opacity" | "opacity-inverse" => {
             let o = match first {

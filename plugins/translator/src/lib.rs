@@ -13,6 +13,7 @@ pub mod filters;
 pub mod formats;
 pub mod grammar;
 pub mod intents;
+pub mod japanese;
 pub mod lexicon;
 pub mod media;
 pub mod numbers;
@@ -146,6 +147,25 @@ pub fn translate(
             subject: u.unaccounted.first().cloned(),
         });
     }
+    // A number no rule used belongs to something asked ("from second 5", "10 px in from the
+    // edges"): running without it would answer with another number, or none.
+    // A count of the inputs given ("join the two clips") is what it says.
+    let loose: Vec<String> = u
+        .loose
+        .iter()
+        .filter(|(_, count)| count.is_none_or(|n| n != inputs.len() as f64))
+        .map(|(text, _)| text.clone())
+        .collect();
+    if !loose.is_empty() {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not what {} refers to, so I did not run anything rather than guess.",
+                u.understood().join(", "),
+                quoted(&loose)
+            ),
+            subject: loose.first().cloned(),
+        });
+    }
     if let Some(answer) = recipes::answer(&u, offered) {
         return answer;
     }
@@ -160,7 +180,7 @@ pub fn translate(
             subject: Some(part),
         });
     }
-    plan::plan(&u, inputs).map(Answer::Task).map_err(|why| {
+    let task = plan::plan(&u, inputs).map_err(|why| {
         let mut message = format!("I understood {}, but {why}.", u.understood().join(", "));
         if !u.leftovers.is_empty() {
             message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
@@ -169,7 +189,29 @@ pub fn translate(
             message,
             subject: None,
         }
-    })
+    })?;
+    // An input given but used by no part of the task (a second clip, a song, a logo) was
+    // part of the request: an answer without it would look like all of it was done.
+    let unused: Vec<&str> = inputs
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|name| !task.inputs.iter().any(|i| i.file_path == *name))
+        .collect();
+    if let Some(first) = unused.first() {
+        return Err(Refusal {
+            message: format!(
+                "I understood {}, but not what to do with {}, so I did not run anything rather than leave part of the request undone.",
+                u.understood().join(", "),
+                unused
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            subject: Some(first.to_string()),
+        });
+    }
+    Ok(Answer::Task(task))
 }
 
 /// Translates a probe question; pure, like [`translate_task`].

@@ -244,7 +244,16 @@ pub type Asked = (String, Option<String>, String);
 pub fn unanswered(instruction: &str) -> Vec<String> {
     let tokens = tokenize(instruction);
     let hits = probe_grammar().run(&tokens, |rule, _| Some(rule.line));
-    grammar::unaccounted_joined(&tokens, &hits)
+    let mut out = grammar::unaccounted_joined(&tokens, &hits);
+    // Japanese the word list could not split may hold a second question ("何本": how many);
+    // the answer would leave it out. (Other languages' context words are fillers: a word of
+    // them left unknown is context, "before I convert it".)
+    for w in grammar::unknown_words(&tokens, &hits) {
+        if crate::japanese::has_japanese(&w) && !out.iter().any(|o| o.split(' ').any(|x| x == w)) {
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// The questions understood, and the words not understood.

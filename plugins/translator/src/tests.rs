@@ -55,6 +55,32 @@ pub fn fixture(name: &str) -> InputFacts {
             duration: Some(2.0),
             streams: vec![video(320, 240, 2.0), audio(1, "aac", 2, 48000, 2.0)],
         },
+        "clip2.mp4" => InputFacts {
+            name: name.into(),
+            size: 1_250_000,
+            container: mp4,
+            duration: Some(5.0),
+            streams: vec![video(1280, 720, 5.0), audio(1, "aac", 2, 48000, 5.0)],
+        },
+        "song.mp3" => InputFacts {
+            name: name.into(),
+            size: 160_000,
+            container: "mp3".into(),
+            duration: Some(10.0),
+            streams: vec![audio(0, "mp3", 2, 44100, 10.0)],
+        },
+        "logo.png" => InputFacts {
+            name: name.into(),
+            size: 2_000,
+            container: "png_pipe".into(),
+            duration: None,
+            streams: vec![StreamFacts {
+                codec: "png".into(),
+                duration: None,
+                frame_rate: Some(25.0),
+                ..video(200, 100, 0.0)
+            }],
+        },
         "tone.wav" => InputFacts {
             name: name.into(),
             size: 441_000,
@@ -1132,4 +1158,83 @@ fn how_it_was_filmed_is_not_a_crop() {
         a.contains("xfade=transition=fade:duration=1") && !a.contains("-t 1"),
         "{a}"
     );
+}
+
+/// Issue #33, general causes of partly ignored answers (branch nl-breadth): each part of the
+/// request is either used or named in a refusal.
+#[test]
+fn nothing_asked_is_dropped() {
+    // A number no rule used: "second 5" read as a time, and a number left over refuses.
+    let t = task("take a thumbnail from second 5 as a jpg", &["clip.mp4"]);
+    assert!(argv(&t).contains("-ss 5"), "{}", argv(&t));
+    let m = refused(
+        "put the logo in the top left, about 10 pixels in from the edges",
+        &["clip.mp4", "logo.png"],
+    );
+    assert!(m.contains("10 pixels"), "{m}");
+    // A count of the inputs given is what it says.
+    task("join the two clips together", &["clip.mp4", "clip2.mp4"]);
+    // An input given that no part of the task uses.
+    let m = refused("replace the audio to song.mp3", &["clip.mp4", "song.mp3"]);
+    assert!(m.contains("song.mp3"), "{m}");
+    // Two different values for one setting: neither wins silently.
+    let m = refused("lower it 720p to 480p", &["clip.mp4"]);
+    assert!(m.contains("two different sizes"), "{m}");
+    let m = refused("speed it up 2x and make it 3x faster", &["clip.mp4"]);
+    assert!(m.contains("two different speeds"), "{m}");
+    // A value named with a number wins over one a bare word implies.
+    assert!(argv(&task("upscale to 1080p", &["clip.mp4"])).contains("1080"));
+    // "one picture for every second": a count per interval, not two counts.
+    let t = task("save one picture for every second as jpg", &["clip.mp4"]);
+    assert!(argv(&t).contains("fps=1"), "{}", argv(&t));
+    // The direction named before the angle.
+    assert!(
+        argv(&task("rotate it clockwise by 180 degrees", &["clip.mp4"]))
+            .contains("transpose=1,transpose=1")
+            || argv(&task("rotate it clockwise by 180 degrees", &["clip.mp4"]))
+                .contains("hflip,vflip")
+    );
+    // German separable "um": "dreh es um" is not "rotate by".
+    let m = refused("dreh das video um.", &["clip.mp4"]);
+    assert!(m.contains("\"um\""), "{m}");
+    assert!(argv(&task("dreh das video um 90 grad", &["clip.mp4"])).contains("transpose"));
+    assert!(file(&task("wandle das video in ein webm um", &["clip.mp4"])).ends_with(".webm"));
+    // "mute the first 3 seconds" silences them and keeps the rest (it had kept only them).
+    let t = task("mute the first 3 seconds", &["clip.mp4"]);
+    assert!(
+        argv(&t).contains("between(t,0,3)") && !argv(&t).contains("-t 3"),
+        "{}",
+        argv(&t)
+    );
+    refused("mute the last 3 seconds", &["clip.mp4"]);
+    // A file named with the verb: a picture is laid over, a sound added.
+    let t = task(
+        "add logo.png in the top right corner",
+        &["clip.mp4", "logo.png"],
+    );
+    assert!(argv(&t).contains("overlay="), "{}", argv(&t));
+    let t = task("add song.mp3 to the video", &["clip.mp4", "song.mp3"]);
+    assert!(argv(&t).contains("amix"), "{}", argv(&t));
+    // A trim into Matroska re-encodes the sound: copied, it kept the packets before the cut.
+    let t = task("keep from 2 s to 5 s as mkv", &["clip.mp4"]);
+    assert!(!argv(&t).contains("-c:a copy"), "{}", argv(&t));
+}
+
+/// Japanese, split into words by `grammar/japanese.txt` (verbs first, postpositions before
+/// their phrase); what the list cannot split is named, never guessed.
+#[test]
+fn japanese_is_read_as_words() {
+    let t = task("clip.mp4 の最初の3秒をカットして", &["clip.mp4"]);
+    assert!(argv(&t).contains("-ss 3"), "{}", argv(&t));
+    let t = task("clip.mp4 を時計回りに90度回転させて", &["clip.mp4"]);
+    assert!(argv(&t).contains("transpose=1"), "{}", argv(&t));
+    let t = task(
+        "clip.mp4 の音声を song.mp3 に差し替えて",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(argv(&t).contains("-map 1:a"), "{}", argv(&t));
+    let t = task("song.mp3 をモノラルにしてください", &["song.mp3"]);
+    assert!(argv(&t).contains("-ac 1"), "{}", argv(&t));
+    let m = refused("clip.mp4 をドラゴンっぽくして", &["clip.mp4"]);
+    assert!(m.contains("ドラゴン"), "{m}");
 }

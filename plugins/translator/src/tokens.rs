@@ -93,7 +93,14 @@ pub fn is_foreign(instruction: &str) -> bool {
 }
 
 pub fn tokenize(instruction: &str) -> Vec<Token> {
-    let text = rewrite(&instruction.to_lowercase());
+    let lower = instruction.to_lowercase();
+    // Japanese is read as English words first (no spaces, the verb last: `japanese`).
+    let lower = if crate::japanese::has_japanese(&lower) {
+        crate::japanese::to_english(&lower)
+    } else {
+        lower
+    };
+    let text = rewrite(&lower);
     // In another language a word close to an English keyword is another word ("resto" is not
     // "retro"): misspellings are corrected in English instructions only.
     let typos = !is_foreign(instruction);
@@ -289,6 +296,46 @@ fn join_at(raw: &[Token], i: usize) -> Option<(usize, usize, Token)> {
             4,
             Token::value(Value::Num(n + 0.5), &format!("{} and a half", t.norm)),
         ));
+    }
+    // "from second 4", "del segundo 5", "ab Sekunde 7": the point N seconds in. Only a
+    // number in digits right after a singular "second" ("seconds 2 to 4" is read by rules).
+    if word_at(i) == Some("second")
+        && !raw
+            .get(i.wrapping_sub(1))
+            .is_some_and(|p| matches!(p.kind, Tok::Value(_)))
+        && let Some(n) = raw.get(i + 1).and_then(Token::num)
+        && !raw[i + 1].norm.chars().any(|c| c.is_ascii_alphabetic())
+    {
+        let text = format!("second {}", raw[i + 1].norm);
+        return Some((i, 2, Token::value(Value::Time(n), &text)));
+    }
+    // A number word right before a number in digits is another word ("dos 2 primeiros":
+    // Portuguese "of the", not Spanish "two").
+    if t.word_num().is_some()
+        && raw.get(i + 1).is_some_and(|n| {
+            matches!(n.kind, Tok::Value(_)) && n.norm.starts_with(|c: char| c.is_ascii_digit())
+        })
+    {
+        return Some((i, 1, Token::word("of")));
+    }
+    // German "um": "um 90 Grad" is "by"; a clause-final "um" ends a separable verb ("dreh es
+    // um": turn it around, reverse or flip?), which stays unread rather than "rotate by";
+    // before a word it is Portuguese "a" ("faz um gif").
+    if word_at(i) == Some("um") {
+        match raw.get(i + 1).map(|t| &t.kind) {
+            Some(Tok::Value(_)) => return Some((i, 1, Token::word("by"))),
+            Some(Tok::Word) | Some(Tok::File) => return Some((i, 1, Token::word("a"))),
+            // "wandle es in ein WebM um": the end of "umwandeln", convert, read already.
+            _ if raw[..i]
+                .iter()
+                .rev()
+                .take_while(|t| t.kind != Tok::Sep)
+                .any(|t| t.norm == "convert") =>
+            {
+                return Some((i, 1, Token::word("a")));
+            }
+            _ => {}
+        }
     }
     // "a couple of", "a few", "several"
     if word_at(i) == Some("a") && word_at(i + 1) == Some("couple") {

@@ -92,19 +92,80 @@ pub struct Wants {
     pub segment_count: Option<u32>,
     /// Clips joined by crossfades of this length.
     pub crossfade: Option<f64>,
+    /// Settings named twice with different values ("720p ... 480p"): which one was meant
+    /// cannot be known, so the plan refuses rather than let the later one win silently.
+    pub conflicts: Vec<String>,
+}
+
+/// Sets a single-valued want. A value named with a number ("480p", "2x") wins over one a bare
+/// word implies ("upscale": twice the size) whichever comes first; two named values, or two
+/// implied ones, that differ are a conflict.
+fn set<T: PartialEq + std::fmt::Debug>(
+    slot: &mut Option<(T, bool)>,
+    value: T,
+    named: bool,
+    what: &str,
+    conflicts: &mut Vec<String>,
+) {
+    match slot.as_ref() {
+        Some((old, _)) if *old == value => {}
+        Some((_, true)) if !named => {}
+        Some((_, old_named)) if *old_named == named => {
+            conflicts.push(what.to_string());
+            *slot = Some((value, named));
+        }
+        _ => *slot = Some((value, named)),
+    }
+}
+
+/// Single-valued wants while they are read, each with whether its value was named.
+#[derive(Default)]
+struct Slots {
+    thumb: Option<(Thumb, bool)>,
+    frames: Option<(Frames, bool)>,
+    speed: Option<(f64, bool)>,
+    segment: Option<(f64, bool)>,
+    segment_count: Option<(u32, bool)>,
+    volume: Option<(Level, bool)>,
+    crop: Option<(Crop, bool)>,
+    resize: Option<(Resize, bool)>,
+    fps: Option<(f64, bool)>,
+    channels: Option<(u32, bool)>,
+    sample_rate: Option<(u32, bool)>,
+    abitrate: Option<(u32, bool)>,
+    vbitrate: Option<(u32, bool)>,
+    target_size: Option<(f64, bool)>,
+    crf: Option<(u32, bool)>,
+    repeat: Option<(u32, bool)>,
+    acodec: Option<(String, bool)>,
 }
 
 impl Wants {
     pub fn from(u: &Understanding) -> Wants {
         let mut w = Wants::default();
-        for intent in u.intents() {
+        let mut slots = Slots::default();
+        for (intent, words) in &u.heard {
+            let named = words.chars().any(|c| c.is_ascii_digit())
+                || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
             match intent.clone() {
                 Intent::Unsupported(why) => w.unsupported = Some(why),
                 // Answered (or refused) before a task is planned: `crate::recipes`.
                 Intent::Recipe(_) => {}
                 Intent::OutputName(n) => w.output_name = Some(n),
-                Intent::Thumb(t) => w.thumb = Some(t),
-                Intent::Frames(f) => w.frames = Some(f),
+                Intent::Thumb(t) => set(
+                    &mut slots.thumb,
+                    t,
+                    named,
+                    "the frame to take",
+                    &mut w.conflicts,
+                ),
+                Intent::Frames(f) => set(
+                    &mut slots.frames,
+                    f,
+                    named,
+                    "how many frames to take",
+                    &mut w.conflicts,
+                ),
                 Intent::Fade {
                     kind,
                     secs,
@@ -123,18 +184,30 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => w.speed = Some(s),
+                Intent::Speed(s) => set(&mut slots.speed, s, named, "speeds", &mut w.conflicts),
                 Intent::Timelapse => {
-                    w.speed = Some(8.0);
+                    set(&mut slots.speed, 8.0, false, "speeds", &mut w.conflicts);
                     w.remove_audio = true;
                 }
-                Intent::Segment(secs) => w.segment = Some(secs),
+                Intent::Segment(secs) => set(
+                    &mut slots.segment,
+                    secs,
+                    named,
+                    "part lengths",
+                    &mut w.conflicts,
+                ),
                 Intent::NoReencode => w.no_reencode = true,
                 Intent::RotateHint(d) => w.rotate_hint = Some(d),
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
-                Intent::SegmentCount(n) => w.segment_count = Some(n),
+                Intent::SegmentCount(n) => set(
+                    &mut slots.segment_count,
+                    n,
+                    named,
+                    "part counts",
+                    &mut w.conflicts,
+                ),
                 // A crossfade is between clips: they are joined.
                 // 0: no length named yet (settled below).
                 Intent::Crossfade(secs) => {
@@ -147,31 +220,74 @@ impl Wants {
                     }
                 }
                 Intent::Speech => {
-                    w.sample_rate = Some(16000);
-                    w.channels = Some(1);
+                    // What speech recognition needs: named, as if with its numbers.
+                    set(
+                        &mut slots.sample_rate,
+                        16000,
+                        true,
+                        "sample rates",
+                        &mut w.conflicts,
+                    );
+                    set(
+                        &mut slots.channels,
+                        1,
+                        true,
+                        "channel counts",
+                        &mut w.conflicts,
+                    );
                 }
                 Intent::Reverse => w.reverse = true,
-                Intent::Volume(l) => w.volume = Some(l),
+                Intent::Volume(l) => set(&mut slots.volume, l, named, "volumes", &mut w.conflicts),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
                 Intent::Flip { horizontal: true } => w.hflip = true,
                 Intent::Flip { horizontal: false } => w.vflip = true,
-                Intent::Crop(c) => w.crop = Some(c),
+                Intent::Crop(c) => set(&mut slots.crop, c, named, "crops", &mut w.conflicts),
                 // The first padding named wins: "pad to a square with black bars".
                 Intent::Pad(p) => {
                     w.pad.get_or_insert(p);
                 }
-                Intent::Resize(r) => w.resize = Some(r),
+                Intent::Resize(r) => set(&mut slots.resize, r, named, "sizes", &mut w.conflicts),
                 Intent::KeepAspect => w.keep_aspect = true,
-                Intent::Fps(f) => w.fps = Some(f),
+                Intent::Fps(f) => set(&mut slots.fps, f, named, "frame rates", &mut w.conflicts),
                 Intent::FpsFactor(f) => w.fps_factor = Some(f),
-                Intent::Channels(c) => w.channels = Some(c),
-                Intent::SampleRate(r) => w.sample_rate = Some(r),
+                Intent::Channels(c) => set(
+                    &mut slots.channels,
+                    c,
+                    named,
+                    "channel counts",
+                    &mut w.conflicts,
+                ),
+                Intent::SampleRate(r) => set(
+                    &mut slots.sample_rate,
+                    r,
+                    named,
+                    "sample rates",
+                    &mut w.conflicts,
+                ),
                 Intent::Normalize(l) => w.normalize = Some(l),
-                Intent::AudioBitrate(b) => w.abitrate = Some(b),
-                Intent::VideoBitrate(b) => w.vbitrate = Some(b),
-                Intent::TargetSize(b) => w.target_size = Some(b),
+                Intent::AudioBitrate(b) => set(
+                    &mut slots.abitrate,
+                    b,
+                    named,
+                    "audio bit rates",
+                    &mut w.conflicts,
+                ),
+                Intent::VideoBitrate(b) => set(
+                    &mut slots.vbitrate,
+                    b,
+                    named,
+                    "video bit rates",
+                    &mut w.conflicts,
+                ),
+                Intent::TargetSize(b) => set(
+                    &mut slots.target_size,
+                    b,
+                    named,
+                    "file sizes",
+                    &mut w.conflicts,
+                ),
                 Intent::TargetFactor(f) => w.target_factor = Some(f),
-                Intent::Crf(c) => w.crf = Some(c),
+                Intent::Crf(c) => set(&mut slots.crf, c, named, "qualities", &mut w.conflicts),
                 Intent::Compress(s) => {
                     // "compress it a lot" may also match plain "compress": keep the strongest word.
                     if w.compress.is_none_or(|old| old == Strength::Normal) {
@@ -191,10 +307,22 @@ impl Wants {
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
-                Intent::Repeat(n) => w.repeat = Some(n),
+                Intent::Repeat(n) => set(
+                    &mut slots.repeat,
+                    n,
+                    named,
+                    "repeat counts",
+                    &mut w.conflicts,
+                ),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
                 Intent::Subtitles { burn } => w.subtitles = Some(burn || w.subtitles == Some(true)),
-                Intent::AudioCodec(c) => w.acodec = Some(c),
+                Intent::AudioCodec(c) => set(
+                    &mut slots.acodec,
+                    c,
+                    named,
+                    "audio codecs",
+                    &mut w.conflicts,
+                ),
                 Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
                 Intent::Format { key, how } => w.formats.push((key, how)),
                 Intent::Corner(c) => w.corner = Some(c),
@@ -205,6 +333,23 @@ impl Wants {
                 Intent::Noop => {}
             }
         }
+        w.thumb = slots.thumb.map(|(v, _)| v);
+        w.frames = slots.frames.map(|(v, _)| v);
+        w.speed = slots.speed.map(|(v, _)| v);
+        w.segment = slots.segment.map(|(v, _)| v);
+        w.segment_count = slots.segment_count.map(|(v, _)| v);
+        w.volume = slots.volume.map(|(v, _)| v);
+        w.crop = slots.crop.map(|(v, _)| v);
+        w.resize = slots.resize.map(|(v, _)| v);
+        w.fps = slots.fps.map(|(v, _)| v);
+        w.channels = slots.channels.map(|(v, _)| v);
+        w.sample_rate = slots.sample_rate.map(|(v, _)| v);
+        w.abitrate = slots.abitrate.map(|(v, _)| v);
+        w.vbitrate = slots.vbitrate.map(|(v, _)| v);
+        w.target_size = slots.target_size.map(|(v, _)| v);
+        w.crf = slots.crf.map(|(v, _)| v);
+        w.repeat = slots.repeat.map(|(v, _)| v);
+        w.acodec = slots.acodec.map(|(v, _)| v);
         // "a 2 second fade in at the start and fade out at the end": one length named for the
         // fades is the length of every fade that names none.
         let named: Vec<f64> = w.fades.iter().filter_map(|f| f.1).collect();

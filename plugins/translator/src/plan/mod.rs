@@ -57,6 +57,11 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     if let Some(why) = &w.unsupported {
         return Err(PlanError::Unsupported(why.clone()));
     }
+    if let Some(what) = w.conflicts.first() {
+        return Err(PlanError::Unsupported(format!(
+            "it names two different {what}, and which one is meant cannot be told; name one"
+        )));
+    }
     // Two different containers asked for ("to webm ... to ogg"): either answer would ignore
     // the other, so neither is guessed. An input's own format ("convert this mp4 to webm")
     // names the input, not an output.

@@ -111,7 +111,11 @@ impl Planner<'_> {
             .abitrate
             .or(self.w.vbitrate.filter(|_| self.fmt.vcodecs.is_empty()));
         let quality_asked = self.quality_level() != 0 || abitrate.is_some();
-        let copyable = src_codec.is_some_and(|c| self.fmt.acodecs.contains(&c));
+        // A copied sound keeps the packets before a cut in containers without edit lists
+        // (Matroska, WebM: a 5-second cut came back 10 seconds long): a trim re-encodes it.
+        let trimmed = self.span.start > 0.0 || self.span.end.is_some();
+        let exact_cut = trimmed && !matches!(self.fmt.key, "mp4" | "mov" | "m4a");
+        let copyable = src_codec.is_some_and(|c| self.fmt.acodecs.contains(&c)) && !exact_cut;
         if requested.is_none_or(|e| Some(e.codec) == src_codec)
             && !must_encode
             && !quality_asked
