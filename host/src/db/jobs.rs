@@ -247,75 +247,43 @@ pub struct ListQuery<'a> {
 const JOB_FIELDS: &str = "* OMIT id";
 
 impl Db {
-    /// Queues a job (see `create_job_write`); the pending queue changed.
-    pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
-        let done = self.create_job_write(job, since).await;
-        self.queue_changed();
-        done
-    }
-
-    /// Claims `account`'s next job (see `claim_job_write`); the pending queue changed.
-    pub async fn claim_job(
-        &self,
-        account: &str,
-        max: Option<u32>,
-        token: &str,
-        now: i64,
-        lease_ms: i64,
-    ) -> DbResult<Option<Job>> {
-        let done = self
-            .claim_job_write(account, max, token, now, lease_ms)
-            .await;
-        self.queue_changed();
-        done
-    }
-
-    /// Gives lapsed leases back to the queue (see `requeue_expired_write`).
-    pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
-        let done = self.requeue_expired_write(now, max_attempts).await;
-        self.queue_changed();
-        done
-    }
-
-    /// Cancels a pending job (see `cancel_job_write`); the pending queue changed.
-    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
-        let done = self.cancel_job_write(job_id, now).await;
-        self.queue_changed();
-        done
-    }
     /// Creates the job, or, when it carries an idempotency key that an earlier job of the
     /// window (since `since`) holds, returns that job instead. The key's record
     /// (`idem:<hash>`) is written in the same transaction as the job, so of submissions racing
     /// with one key exactly one commits; the others' transactions conflict, are run again,
     /// and then find the winner's job.
-    async fn create_job_write(&self, job: &Job, since: i64) -> DbResult<Job> {
-        if job.idem.is_none() {
-            self.exec(
-                "CREATE type::record('job', $j.job_id) CONTENT $j",
-                json!({ "j": job }),
-            )
-            .await?;
-            return Ok(job.clone());
-        }
-        let rows: Vec<Job> = self
-            .rows_at(
-                &format!(
-                    "BEGIN TRANSACTION;
-                     LET $held = (SELECT VALUE job_id FROM type::record('idem', $j.idem) WHERE created_at > $since)[0];
-                     IF $held == NONE {{
-                         UPSERT type::record('idem', $j.idem) CONTENT {{ job_id: $j.job_id, created_at: $j.created_at }};
-                         CREATE type::record('job', $j.job_id) CONTENT $j;
-                     }};
-                     SELECT {JOB_FIELDS} FROM type::record('job', $held OR $j.job_id);
-                     COMMIT TRANSACTION;"
-                ),
-                json!({ "j": job, "since": since }),
-                3,
-            )
-            .await?;
-        rows.into_iter()
-            .next()
-            .ok_or_else(|| DbError::Other("idempotent job vanished".into()))
+    pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
+        // A write to the pending queue (`queue.rs`).
+        self.changing_queue(async {
+            if job.idem.is_none() {
+                self.exec(
+                    "CREATE type::record('job', $j.job_id) CONTENT $j",
+                    json!({ "j": job }),
+                )
+                .await?;
+                return Ok(job.clone());
+            }
+            let rows: Vec<Job> = self
+                .rows_at(
+                    &format!(
+                        "BEGIN TRANSACTION;
+                         LET $held = (SELECT VALUE job_id FROM type::record('idem', $j.idem) WHERE created_at > $since)[0];
+                         IF $held == NONE {{
+                             UPSERT type::record('idem', $j.idem) CONTENT {{ job_id: $j.job_id, created_at: $j.created_at }};
+                             CREATE type::record('job', $j.job_id) CONTENT $j;
+                         }};
+                         SELECT {JOB_FIELDS} FROM type::record('job', $held OR $j.job_id);
+                         COMMIT TRANSACTION;"
+                    ),
+                    json!({ "j": job, "since": since }),
+                    3,
+                )
+                .await?;
+            rows.into_iter()
+                .next()
+                .ok_or_else(|| DbError::Other("idempotent job vanished".into()))
+        })
+        .await
     }
 
     pub async fn job(&self, job_id: &str) -> DbResult<Option<Job>> {
@@ -369,7 +337,7 @@ impl Db {
     /// runs `max` jobs; `None` when there is none to take. The claim and the account's turn
     /// record commit together, so two workers claiming for one account at once conflict and
     /// one of them counts again: the limit holds across instances.
-    async fn claim_job_write(
+    pub async fn claim_job(
         &self,
         account: &str,
         max: Option<u32>,
@@ -377,28 +345,32 @@ impl Db {
         now: i64,
         lease_ms: i64,
     ) -> DbResult<Option<Job>> {
-        // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
-        let rows: Vec<Job> = self
-            .rows_at(
-                "BEGIN TRANSACTION;
-                 LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
-                     + array::len(SELECT id FROM part WHERE status = 'processing' AND account = $a);
-                 LET $job = IF $running < $max {
-                     (UPDATE (SELECT id, priority_rank, created_at FROM job WHERE status = 'pending' AND account = $a
-                              ORDER BY priority_rank DESC, created_at ASC LIMIT 1)
-                      SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1,
-                          updated_at = $now, claimed_at = $now
-                      WHERE status = 'pending' RETURN AFTER)
-                 } ELSE { [] };
-                 IF array::len($job) > 0 { UPSERT type::record('turn', $a) SET account = $a, at = $now; };
-                 SELECT * OMIT id FROM $job;
-                 COMMIT TRANSACTION;",
-                // No limit: a count no account reaches (JSON null would bind as NULL, not NONE).
-                json!({ "a": account, "max": max.unwrap_or(u32::MAX), "t": token, "now": now, "until": now + lease_ms }),
-                4,
-            )
-            .await?;
-        Ok(rows.into_iter().next())
+        // A write to the pending queue (`queue.rs`).
+        self.changing_queue(async {
+            // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
+            let rows: Vec<Job> = self
+                .rows_at(
+                    "BEGIN TRANSACTION;
+                     LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
+                         + array::len(SELECT id FROM part WHERE status = 'processing' AND account = $a);
+                     LET $job = IF $running < $max {
+                         (UPDATE (SELECT id, priority_rank, created_at FROM job WHERE status = 'pending' AND account = $a
+                                  ORDER BY priority_rank DESC, created_at ASC LIMIT 1)
+                          SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1,
+                              updated_at = $now, claimed_at = $now
+                          WHERE status = 'pending' RETURN AFTER)
+                     } ELSE { [] };
+                     IF array::len($job) > 0 { UPSERT type::record('turn', $a) SET account = $a, at = $now; };
+                     SELECT * OMIT id FROM $job;
+                     COMMIT TRANSACTION;",
+                    // No limit: a count no account reaches (JSON null would bind as NULL, not NONE).
+                    json!({ "a": account, "max": max.unwrap_or(u32::MAX), "t": token, "now": now, "until": now + lease_ms }),
+                    4,
+                )
+                .await?;
+            Ok(rows.into_iter().next())
+        })
+        .await
     }
 
     /// Accounts with pending jobs, each with the creation time of its oldest.
@@ -527,17 +499,21 @@ impl Db {
     }
 
     /// Gives back jobs whose worker stopped renewing; fails those that keep killing workers.
-    async fn requeue_expired_write(&self, now: i64, max_attempts: u32) -> DbResult<()> {
-        self.exec(
-            "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
-                updated_at = $now, lease_token = NONE,
-                webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
-                    next_at: $now, lease_until: 0 } } ELSE { NONE }
-             WHERE status = 'processing' AND lease_until < $now AND attempts >= $max;
-             UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
-             WHERE status = 'processing' AND lease_until < $now;",
-            json!({ "now": now, "max": max_attempts }),
-        )
+    pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
+        // A write to the pending queue (`queue.rs`).
+        self.changing_queue(async {
+            self.exec(
+                "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
+                    updated_at = $now, lease_token = NONE,
+                    webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
+                        next_at: $now, lease_until: 0 } } ELSE { NONE }
+                 WHERE status = 'processing' AND lease_until < $now AND attempts >= $max;
+                 UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
+                 WHERE status = 'processing' AND lease_until < $now;",
+                json!({ "now": now, "max": max_attempts }),
+            )
+            .await
+        })
         .await
     }
 
@@ -615,15 +591,19 @@ impl Db {
     }
 
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
-    async fn cancel_job_write(&self, job_id: &str, now: i64) -> DbResult<bool> {
-        let row: Option<Value> = self
-            .first(
-                "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
-                 WHERE status = 'pending' RETURN job_id",
-                json!({ "id": job_id, "now": now }),
-            )
-            .await?;
-        Ok(row.is_some())
+    pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
+        // A write to the pending queue (`queue.rs`).
+        self.changing_queue(async {
+            let row: Option<Value> = self
+                .first(
+                    "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
+                     WHERE status = 'pending' RETURN job_id",
+                    json!({ "id": job_id, "now": now }),
+                )
+                .await?;
+            Ok(row.is_some())
+        })
+        .await
     }
 
     /// Claims the next due webhook delivery.

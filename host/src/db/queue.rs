@@ -44,10 +44,21 @@ impl Queue {
 
 impl Db {
     /// Marks a write to the pending queue (no-op on a server, where nothing is kept).
-    pub(super) fn queue_changed(&self) {
+    fn queue_changed(&self) {
         if let Some(q) = &self.queue {
             q.changed();
         }
+    }
+
+    /// Runs a write that changes which jobs wait (or an account's last turn), then marks the
+    /// queue changed, whatever the write's outcome.
+    pub(super) async fn changing_queue<T>(
+        &self,
+        write: impl std::future::Future<Output = DbResult<T>>,
+    ) -> DbResult<T> {
+        let done = write.await;
+        self.queue_changed();
+        done
     }
 
     /// The queue as it stands, from memory when nothing changed since it was read; `None` on

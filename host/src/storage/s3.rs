@@ -114,7 +114,8 @@ impl S3Store {
         }
     }
 
-    async fn put_multipart(&self, key: &str, src: &Path, size: u64) -> anyhow::Result<()> {
+    /// A new multipart upload into the bucket key `key` (prefix included): its id.
+    async fn create_upload(&self, key: &str) -> anyhow::Result<String> {
         let upload = self
             .client
             .create_multipart_upload()
@@ -123,10 +124,37 @@ impl S3Store {
             .send()
             .await
             .map_err(|e| failed("S3 create multipart upload", &e))?;
-        let upload_id = upload
+        Ok(upload
             .upload_id()
             .context("S3 gave no upload id")?
-            .to_string();
+            .to_string())
+    }
+
+    /// Completes the multipart upload `upload_id` into `key` from its parts, in order.
+    async fn complete_upload(
+        &self,
+        key: &str,
+        upload_id: &str,
+        parts: Vec<CompletedPart>,
+    ) -> anyhow::Result<()> {
+        self.client
+            .complete_multipart_upload()
+            .bucket(&self.bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(
+                CompletedMultipartUpload::builder()
+                    .set_parts(Some(parts))
+                    .build(),
+            )
+            .send()
+            .await
+            .map_err(|e| failed("S3 complete multipart upload", &e))?;
+        Ok(())
+    }
+
+    async fn put_multipart(&self, key: &str, src: &Path, size: u64) -> anyhow::Result<()> {
+        let upload_id = self.create_upload(key).await?;
         let result = self.put_parts(key, &upload_id, src, size).await;
         if result.is_err() {
             // Parts of an abandoned upload are billed until aborted.
@@ -182,20 +210,7 @@ impl S3Store {
             offset += length;
             number += 1;
         }
-        self.client
-            .complete_multipart_upload()
-            .bucket(&self.bucket)
-            .key(key)
-            .upload_id(upload_id)
-            .multipart_upload(
-                CompletedMultipartUpload::builder()
-                    .set_parts(Some(parts))
-                    .build(),
-            )
-            .send()
-            .await
-            .map_err(|e| failed("S3 complete multipart upload", &e))?;
-        Ok(())
+        self.complete_upload(key, upload_id, parts).await
     }
 }
 
@@ -366,18 +381,7 @@ impl ObjectStore for S3Store {
 #[async_trait]
 impl Multipart for S3Store {
     async fn start(&self, object: &str) -> anyhow::Result<String> {
-        let upload = self
-            .client
-            .create_multipart_upload()
-            .bucket(&self.bucket)
-            .key(self.key(object))
-            .send()
-            .await
-            .map_err(|e| failed("S3 create multipart upload", &e))?;
-        Ok(upload
-            .upload_id()
-            .context("S3 gave no upload id")?
-            .to_string())
+        self.create_upload(&self.key(object)).await
     }
 
     async fn put_part(
@@ -417,20 +421,8 @@ impl Multipart for S3Store {
                     .build()
             })
             .collect();
-        self.client
-            .complete_multipart_upload()
-            .bucket(&self.bucket)
-            .key(self.key(object))
-            .upload_id(upload_id)
-            .multipart_upload(
-                CompletedMultipartUpload::builder()
-                    .set_parts(Some(parts))
-                    .build(),
-            )
-            .send()
+        self.complete_upload(&self.key(object), upload_id, parts)
             .await
-            .map_err(|e| failed("S3 complete multipart upload", &e))?;
-        Ok(())
     }
 
     async fn abort(&self, object: &str, upload_id: &str) -> anyhow::Result<()> {
