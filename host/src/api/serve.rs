@@ -40,8 +40,10 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
         });
     }
     let stopping = state.stopping.clone();
+    // Installed before "listening" is announced: a SIGTERM that follows at once must find it.
+    let signalled = shutdown_signal()?;
     tokio::spawn(async move {
-        shutdown_signal().await;
+        signalled.await;
         tracing::info!("shutting down: no new jobs; open requests get 30 s");
         stopping.cancel();
         for handle in handles {
@@ -70,11 +72,15 @@ async fn bind(key: &str, listen: &str) -> anyhow::Result<salvo::conn::tcp::TcpAc
         .map_err(|e| anyhow::anyhow!("config key `{key}`: cannot listen on {listen}: {e}"))
 }
 
-async fn shutdown_signal() {
+/// SIGTERM or SIGINT, both handlers installed now (not when the future is first polled).
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("installing SIGTERM handler");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
+        }
+    })
 }
