@@ -68,17 +68,18 @@ mf_free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# mf_serve CONFIG BASE: the server on CONFIG (its log in $WORK/server.log), once BASE/healthz
-# answers.
+# mf_serve CONFIG BASE [NAME]: a server on CONFIG (its log in $WORK/NAME.log, NAME "server"
+# unless given; its pid last in PIDS), once BASE/healthz answers.
 mf_serve() {
-    MEDIAFORGE_LOG=info "$BIN" serve --config "$1" >"$WORK/server.out" 2>"$WORK/server.log" &
+    local name=${3:-server}
+    MEDIAFORGE_LOG=info "$BIN" serve --config "$1" >"$WORK/$name.out" 2>"$WORK/$name.log" &
     local pid=$!
     PIDS+=("$pid")
     for _ in $(seq 1 240); do
         curl -sf "$2/healthz" >/dev/null 2>&1 && return 0
-        kill -0 "$pid" 2>/dev/null || { echo "the server exited" >&2; exit 1; }
+        kill -0 "$pid" 2>/dev/null || { tail -20 "$WORK/$name.log" >&2; echo "$name exited" >&2; exit 1; }
         sleep 0.5
     done
-    echo "the server did not answer /healthz" >&2
+    echo "$name did not answer /healthz" >&2
     exit 1
 }

@@ -186,9 +186,7 @@ async fn lock(state: &AppState, tus_id: &str, offset: u64, token: &str) -> AppRe
             .lock_tus(tus_id, offset, token, now, now + LEASE_MS)
             .await?
         {
-            TusLock::Taken => {
-                return state.db.tus(tus_id).await?.ok_or(AppError::NotFound);
-            }
+            TusLock::Taken(upload) => return Ok(*upload),
             TusLock::Moved(expected) => return Err(AppError::TusOffset { expected }),
             TusLock::Gone => return Err(AppError::NotFound),
             TusLock::Locked if waited.elapsed() < LOCK_WAIT => {

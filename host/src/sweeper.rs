@@ -29,16 +29,13 @@ pub async fn run(state: Arc<AppState>) {
     // The orphan sweep lists the whole store, a cost that grows with every file kept: it runs
     // a few times per grace period (at most every 15 min), not on every sweep, since an
     // orphan is only removed once a grace old anyway.
-    let orphans_every = Duration::from_secs(state.cfg.storage.orphan_grace_s / 4)
-        .min(Duration::from_secs(15 * 60))
-        .max(every);
-    let mut orphans_at: Option<std::time::Instant> = None;
+    let mut orphans = clock::Every::new(
+        Duration::from_secs(state.cfg.storage.orphan_grace_s / 4)
+            .min(Duration::from_secs(15 * 60))
+            .max(every),
+    );
     loop {
-        let orphans = orphans_at.is_none_or(|at| at.elapsed() >= orphans_every);
-        if orphans {
-            orphans_at = Some(std::time::Instant::now());
-        }
-        if let Err(e) = sweep(&state, orphans).await {
+        if let Err(e) = sweep(&state, orphans.due()).await {
             tracing::warn!("sweep failed: {e:#}");
         }
         tokio::time::sleep(every).await;

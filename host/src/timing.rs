@@ -9,7 +9,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 /// A request's stages so far: each the time since the previous mark (repeats add up).
-pub struct Clock {
+struct Clock {
     last: Instant,
     stages: Vec<(&'static str, Duration)>,
 }
@@ -49,11 +49,6 @@ pub fn mark(name: &'static str) {
             None => c.stages.push((name, spent)),
         }
     });
-}
-
-/// Skips the time since the previous mark (waiting that belongs to no stage of ours).
-pub fn restart() {
-    let _ = CLOCK.try_with(|c| c.borrow_mut().last = Instant::now());
 }
 
 /// The `Server-Timing` value: each stage, then `total` (the request's whole time, so what no

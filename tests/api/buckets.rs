@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::jobs::{submit, wait_for};
+use crate::jobs::{submit, wait_delivered, wait_for};
 use crate::scaleout::with;
 use crate::servers::{Receiver, S3_KEY_ID, S3_SECRET, S3Server};
 use crate::support::*;
@@ -51,25 +51,13 @@ fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<PathBuf> {
 
 /// The body of `job`'s webhook once delivered.
 async fn delivered(s: &Server, hooks: &Receiver, job: &str) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let (_, view) = s.get(&format!("/job/{job}"), ALICE).await;
-        if view["webhook"]["state"] == "delivered" {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "not delivered: {view}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    let got = hooks.requests();
-    let body = got
+    wait_delivered(s, ALICE, job).await;
+    hooks
+        .requests()
         .iter()
         .map(|r| String::from_utf8_lossy(&r.body).into_owned())
         .find(|b| b.contains(job))
-        .expect("a webhook naming the job");
-    body
+        .expect("a webhook naming the job")
 }
 
 #[tokio::test]

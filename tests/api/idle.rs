@@ -71,9 +71,8 @@ async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
         let mut body = res.bytes_stream();
         let _ = body.next().await;
     }
-    let server = &s;
+    let s = &s;
     let pollers = jobs.iter().map(|job| async move {
-        let s = server;
         loop {
             let (_, view) = s.get(&format!("/job/{job}"), ALICE).await;
             if view["status"] == "completed" || view["status"] == "failed" {
@@ -111,16 +110,10 @@ async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
     );
     // Idempotent retries.
     for _ in 0..3 {
-        let res = s
-            .http()
-            .post(s.url("/ffmpeg/process/async"))
-            .header("Authorization", format!("Basic {ALICE}"))
-            .header("Idempotency-Key", "retry-1")
-            .json(&frame_task(&input, "again.png"))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 202);
+        let (status, body) = s
+            .submit_idempotent(ALICE, "retry-1", &frame_task(&input, "again.png"))
+            .await;
+        assert_eq!(status, 202, "{body}");
     }
     for job in &queued {
         wait_for(&s, ALICE, job, &["completed"], 120).await;

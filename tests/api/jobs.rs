@@ -25,6 +25,19 @@ pub(crate) async fn wait_for(s: &Server, key: &str, job: &str, want: &[&str], se
     }
 }
 
+/// The job's view once its webhook is delivered (30 s at most).
+pub(crate) async fn wait_delivered(s: &Server, key: &str, job: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, view) = s.get(&format!("/job/{job}"), key).await;
+        if view["webhook"]["state"] == "delivered" {
+            return view;
+        }
+        assert!(Instant::now() < deadline, "not delivered: {view}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 pub(crate) async fn submit(s: &Server, key: &str, body: Value) -> String {
     let (status, res) = s.post("/ffmpeg/process/async", key, body).await;
     assert_eq!(status, 202, "{res}");
@@ -272,15 +285,7 @@ async fn webhooks_are_signed_retried_and_recorded() {
     body["webhook_url"] = json!(receiver.url("/hooks/media"));
     let job = submit(&s, ALICE, body).await;
     wait_for(&s, ALICE, &job, &["completed"], 30).await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let view = loop {
-        let (_, view) = s.get(&format!("/job/{job}"), ALICE).await;
-        if view["webhook"]["state"] == "delivered" {
-            break view;
-        }
-        assert!(Instant::now() < deadline, "not delivered: {view}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let view = wait_delivered(&s, ALICE, &job).await;
     assert_eq!(view["webhook"]["attempts"], 3);
     assert_eq!(view["webhook"]["last_status"], 200);
     assert!(view["webhook"]["delivered_at"].is_string());
@@ -368,17 +373,10 @@ fn webhook_signature(secret: &str, id: &str, ts: &str, body: &str) -> String {
 async fn idempotency_key_returns_the_same_job() {
     let s = Server::start().await;
     let input = s.upload_file(ALICE, None, &media().short()).await;
-    let post = |key: &'static str| {
-        s.http()
-            .post(s.url("/ffmpeg/process/async"))
-            .header("Authorization", format!("Basic {ALICE}"))
-            .header("Idempotency-Key", key)
-            .json(&frame_task(&input, "i.png"))
-            .send()
-    };
-    let a: Value = post("order-42").await.unwrap().json().await.unwrap();
-    let b: Value = post("order-42").await.unwrap().json().await.unwrap();
-    let c: Value = post("order-43").await.unwrap().json().await.unwrap();
+    let task = frame_task(&input, "i.png");
+    let (_, a) = s.submit_idempotent(ALICE, "order-42", &task).await;
+    let (_, b) = s.submit_idempotent(ALICE, "order-42", &task).await;
+    let (_, c) = s.submit_idempotent(ALICE, "order-43", &task).await;
     assert_eq!(a["job_id"], b["job_id"]);
     assert_ne!(a["job_id"], c["job_id"]);
     let (_, page) = s.get("/jobs", ALICE).await;

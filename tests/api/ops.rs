@@ -28,9 +28,40 @@ async fn readiness_metrics_and_request_ids() {
         ]
     );
 
+    // A run answers with where its time went (`Server-Timing`, README "Operating it"): the
+    // pipeline's stages in milliseconds, then the whole request's.
     let input = s.upload_file(ALICE, None, &media().short()).await;
-    let (status, _) = s.process(ALICE, serde_json::json!({"inputs": [{"file_path": input}], "outputs": [{"file": "m.png", "options": ["-frames:v", "1"]}]})).await;
-    assert_eq!(status, 200);
+    let res = s
+        .http()
+        .post(s.url("/ffmpeg/process"))
+        .header("Authorization", format!("Basic {ALICE}"))
+        .json(&serde_json::json!({"task": {"inputs": [{"file_path": input}], "outputs": [{"file": "m.png", "options": ["-frames:v", "1"]}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let timing = res.headers()["server-timing"].to_str().unwrap().to_string();
+    let stages: Vec<(&str, f64)> = timing
+        .split(", ")
+        .map(|part| {
+            let (name, dur) = part.split_once(";dur=").expect("name;dur=ms");
+            (name, dur.parse().expect("milliseconds"))
+        })
+        .collect();
+    let names: Vec<&str> = stages.iter().map(|(n, _)| *n).collect();
+    for stage in [
+        "auth", "resolve", "quota", "build", "ffmpeg", "register", "charge", "total",
+    ] {
+        assert!(names.contains(&stage), "{stage} in {timing}");
+    }
+    let (total, parts) = stages.split_last().unwrap();
+    assert_eq!(total.0, "total", "{timing}");
+    let ffmpeg = parts.iter().find(|(n, _)| *n == "ffmpeg").unwrap().1;
+    let sum: f64 = parts.iter().map(|(_, ms)| ms).sum();
+    assert!(ffmpeg > 0.0 && sum <= total.1 + 0.1, "{timing}");
+    // Answers that ran no stage carry none.
+    let res = s.http().get(s.url("/healthz")).send().await.unwrap();
+    assert!(res.headers().get("server-timing").is_none());
     s.get("/directory", "wrong-key-000").await;
 
     let res = s

@@ -79,19 +79,9 @@ async fn concurrent_submissions_with_one_idempotency_key_make_one_job() {
         "inputs": [{"file_path": input}],
         "outputs": [{"file": "one.png", "options": ["-frames:v", "1"]}],
     }});
-    let posts = (0..8).map(|_| {
-        s.http()
-            .post(s.url("/ffmpeg/process/async"))
-            .header("Authorization", format!("Basic {ALICE}"))
-            .header("Idempotency-Key", "same-order")
-            .json(&task)
-            .send()
-    });
+    let posts = (0..8).map(|_| s.submit_idempotent(ALICE, "same-order", &task));
     let mut ids = std::collections::BTreeSet::new();
-    for res in futures_util::future::join_all(posts).await {
-        let res = res.unwrap();
-        let status = res.status();
-        let body: serde_json::Value = res.json().await.unwrap();
+    for (status, body) in futures_util::future::join_all(posts).await {
         assert!(status.is_success(), "{status} {body}");
         ids.insert(body["job_id"].as_str().unwrap().to_string());
     }

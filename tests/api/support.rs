@@ -219,6 +219,26 @@ impl Server {
         self.call("POST", path, Some(key), Some(body)).await
     }
 
+    /// POST /ffmpeg/process/async with an `Idempotency-Key`.
+    pub async fn submit_idempotent(
+        &self,
+        key: &str,
+        idempotency_key: &str,
+        body: &Value,
+    ) -> (StatusCode, Value) {
+        let res = self
+            .client
+            .post(self.url("/ffmpeg/process/async"))
+            .header("Authorization", format!("Basic {key}"))
+            .header("Idempotency-Key", idempotency_key)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = res.status();
+        (status, res.json().await.unwrap())
+    }
+
     pub async fn delete(&self, path: &str, key: &str) -> (StatusCode, Value) {
         self.call("DELETE", path, Some(key), None).await
     }

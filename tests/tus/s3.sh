@@ -99,16 +99,8 @@ api_key = "$KEY"
 default_dir = "$WASM"
 cache_dir = "$CACHE/tus-plugin-cache"
 TOML
-    MEDIAFORGE_LOG=info "$BIN" serve --config "$WORK/$name/mediaforge.toml" \
-        >"$WORK/$name.out" 2>"$WORK/$name.log" &
-    local pid=$!
-    PIDS+=("$pid")
-    for _ in $(seq 1 240); do
-        curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-        kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.log" >&2; echo "instance $name exited" >&2; exit 1; }
-        sleep 0.5
-    done
-    eval "${name^^}_BASE=http://127.0.0.1:$port ${name^^}_PID=$pid"
+    mf_serve "$WORK/$name/mediaforge.toml" "http://127.0.0.1:$port" "$name"
+    eval "${name^^}_BASE=http://127.0.0.1:$port ${name^^}_PID=${PIDS[-1]}"
 }
 instance a
 instance b

@@ -636,7 +636,6 @@ impl Db {
         .await
     }
 
-    /// Deliveries whose deliverer died go back to pending.
     /// When the next pending delivery falls due (a retry's `next_at`), if any is pending.
     pub async fn next_delivery_at(&self) -> DbResult<Option<i64>> {
         #[derive(Deserialize)]
@@ -653,6 +652,7 @@ impl Db {
         Ok(due.map(|d| d.next_at))
     }
 
+    /// Deliveries whose deliverer died go back to pending.
     pub async fn requeue_deliveries(&self, now: i64) -> DbResult<()> {
         self.exec(
             "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",

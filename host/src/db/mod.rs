@@ -30,7 +30,6 @@ mod uploads;
 pub use cache::{CacheEntry, CacheFlight, CachedOutput, FlightFailure};
 pub use credentials::{CredentialRow, SealedCredential};
 pub use parts::{Part, PartFailure, PartStatus};
-pub use queue::{Snapshot as QueueSnapshot, Waiting};
 pub use tus::{TusAdvance, TusLock, TusPart, TusTail, TusUpload};
 pub use uploads::UploadRefusal;
 

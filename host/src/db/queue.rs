@@ -35,29 +35,17 @@ pub struct Queue {
     kept: Mutex<Option<(u64, Arc<Snapshot>)>>,
 }
 
-impl Queue {
-    /// A write changed the queue: a kept snapshot is no longer used.
-    pub fn changed(&self) {
-        self.changes.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 impl Db {
-    /// Marks a write to the pending queue (no-op on a server, where nothing is kept).
-    fn queue_changed(&self) {
-        if let Some(q) = &self.queue {
-            q.changed();
-        }
-    }
-
     /// Runs a write that changes which jobs wait (or an account's last turn), then marks the
-    /// queue changed, whatever the write's outcome.
+    /// queue changed, whatever the write's outcome: a kept snapshot is no longer used.
     pub(super) async fn changing_queue<T>(
         &self,
         write: impl std::future::Future<Output = DbResult<T>>,
     ) -> DbResult<T> {
         let done = write.await;
-        self.queue_changed();
+        if let Some(queue) = &self.queue {
+            queue.changes.fetch_add(1, Ordering::SeqCst);
+        }
         done
     }
 

@@ -70,7 +70,8 @@ pub struct TusAdvance<'a> {
 /// What `lock_tus` found.
 #[derive(Debug, PartialEq)]
 pub enum TusLock {
-    Taken,
+    /// The upload as the lock found it.
+    Taken(Box<TusUpload>),
     /// Another PATCH runs now.
     Locked,
     /// The upload is at this other offset.
@@ -108,12 +109,14 @@ impl Db {
         let row: Option<serde_json::Value> = self
             .first(
                 "UPDATE type::record('tus', $id) SET lock = $t, locked_until = $until
-                 WHERE offset = $o AND (locked_until ?? 0) < $now RETURN lock",
+                 WHERE offset = $o AND (locked_until ?? 0) < $now RETURN AFTER",
                 json!({ "id": tus_id, "o": offset, "t": token, "now": now, "until": until }),
             )
             .await?;
-        if row.is_some() {
-            return Ok(TusLock::Taken);
+        if let Some(row) = row {
+            return serde_json::from_value(super::strip_id(row))
+                .map(|u| TusLock::Taken(Box::new(u)))
+                .map_err(|e| super::DbError::Other(format!("tus row: {e}")));
         }
         Ok(match self.tus(tus_id).await? {
             None => TusLock::Gone,

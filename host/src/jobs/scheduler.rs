@@ -60,68 +60,70 @@ pub async fn claim(
 /// ahead of it, and from every other account one a turn, with one more from those whose last
 /// turn came before this account's. An approximation: running counts change the order too.
 pub async fn queue_position(state: &AppState, job: &Job) -> AppResult<u64> {
+    let fair = state.cfg.jobs.scheduling == Scheduling::Fair;
     if let Some(queue) = state.db.queue_snapshot().await? {
-        return Ok(position_in(&queue, job, state.cfg.jobs.scheduling));
+        // The same rules as the queries below, on the queue kept in memory: of the account's
+        // own, those of a higher priority, then the older, then (a tie) the smaller id.
+        let ahead = queue
+            .waiting
+            .iter()
+            .filter(|w| {
+                w.account == job.account
+                    && w.job_id != job.job_id
+                    && (
+                        w.priority_rank,
+                        std::cmp::Reverse(w.created_at),
+                        std::cmp::Reverse(&w.job_id),
+                    ) > (
+                        job.priority_rank,
+                        std::cmp::Reverse(job.created_at),
+                        std::cmp::Reverse(&job.job_id),
+                    )
+            })
+            .count() as u64;
+        let others = if fair {
+            let mut pending: HashMap<String, u64> = HashMap::new();
+            for w in &queue.waiting {
+                *pending.entry(w.account.clone()).or_default() += 1;
+            }
+            taking_turns(ahead, &pending, &queue.turns, &job.account)
+        } else {
+            queue
+                .waiting
+                .iter()
+                .filter(|w| w.account != job.account && w.created_at < job.created_at)
+                .count() as u64
+        };
+        return Ok(ahead + others);
     }
     let (ahead, pending) = state.db.queue_around(job).await?;
-    let others: u64 = match state.cfg.jobs.scheduling {
-        Scheduling::Fair => {
-            let accounts: Vec<String> = pending.keys().cloned().collect();
-            let last = state.db.last_turns(&accounts).await?;
-            let mine = last.get(&job.account).copied().unwrap_or(0);
-            pending
-                .iter()
-                .filter(|(account, _)| **account != job.account)
-                .map(|(account, n)| {
-                    let earlier = last.get(account).copied().unwrap_or(0) < mine;
-                    (*n).min(ahead + u64::from(earlier))
-                })
-                .sum()
-        }
-        Scheduling::Fifo => state.db.pending_before(job).await?,
+    let others = if fair {
+        let accounts: Vec<String> = pending.keys().cloned().collect();
+        let last = state.db.last_turns(&accounts).await?;
+        taking_turns(ahead, &pending, &last, &job.account)
+    } else {
+        state.db.pending_before(job).await?
     };
     Ok(ahead + others)
 }
 
-/// `queue_position` worked out from a snapshot of the queue, by the same rules as the
-/// queries of `Db::queue_around`, `Db::last_turns` and `Db::pending_before`.
-fn position_in(queue: &crate::db::QueueSnapshot, job: &Job, scheduling: Scheduling) -> u64 {
-    let before_mine = |w: &&crate::db::Waiting| {
-        w.job_id != job.job_id
-            && (w.priority_rank > job.priority_rank
-                || (w.priority_rank == job.priority_rank
-                    && (w.created_at < job.created_at
-                        || (w.created_at == job.created_at && w.job_id < job.job_id))))
-    };
-    match scheduling {
-        Scheduling::Fair => {
-            let ahead = queue
-                .waiting
-                .iter()
-                .filter(|w| w.account == job.account)
-                .filter(before_mine)
-                .count() as u64;
-            let mut pending: HashMap<&str, u64> = HashMap::new();
-            for w in &queue.waiting {
-                *pending.entry(w.account.as_str()).or_default() += 1;
-            }
-            let mine = queue.turns.get(&job.account).copied().unwrap_or(0);
-            let others: u64 = pending
-                .iter()
-                .filter(|(account, _)| **account != job.account)
-                .map(|(account, n)| {
-                    let earlier = queue.turns.get(*account).copied().unwrap_or(0) < mine;
-                    (*n).min(ahead + u64::from(earlier))
-                })
-                .sum();
-            ahead + others
-        }
-        Scheduling::Fifo => queue
-            .waiting
-            .iter()
-            .filter(|w| w.account != job.account && w.created_at < job.created_at)
-            .count() as u64,
-    }
+/// Jobs of other accounts that run before a job with `ahead` of its own account's before it:
+/// from each, one a turn, and one more from those whose last turn came before `account`'s.
+fn taking_turns(
+    ahead: u64,
+    pending: &HashMap<String, u64>,
+    last_turns: &HashMap<String, i64>,
+    account: &str,
+) -> u64 {
+    let mine = last_turns.get(account).copied().unwrap_or(0);
+    pending
+        .iter()
+        .filter(|(other, _)| *other != account)
+        .map(|(other, n)| {
+            let earlier = last_turns.get(other).copied().unwrap_or(0) < mine;
+            (*n).min(ahead + u64::from(earlier))
+        })
+        .sum()
 }
 
 /// Where the next split segment stands against the waiting jobs.

@@ -60,7 +60,7 @@ pub async fn deliver_loop(state: Arc<AppState>) {
     let _task = crate::metrics::background("webhook_loop");
     // Leases of deliveries a dead instance held lapse after minutes: looked for every few
     // seconds, not on every turn.
-    let mut requeued_at: Option<std::time::Instant> = None;
+    let mut requeue = clock::Every::new(IDLE_LOOK);
     loop {
         let slot = slots
             .clone()
@@ -69,8 +69,7 @@ pub async fn deliver_loop(state: Arc<AppState>) {
             .expect("semaphore never closes");
         let woken = state.wakers.webhooks.notified();
         let now = clock::now_ms();
-        if requeued_at.is_none_or(|at| at.elapsed() >= IDLE_LOOK) {
-            requeued_at = Some(std::time::Instant::now());
+        if requeue.due() {
             if let Err(e) = state.db.requeue_deliveries(now).await {
                 tracing::warn!("webhook requeue failed: {e}");
             }

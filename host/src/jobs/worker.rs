@@ -83,10 +83,9 @@ async fn poll_loop(state: Arc<AppState>) {
     // every poll would cost an idle instance two writes a second for nothing.
     let lease = Duration::from_secs(state.cfg.jobs.lease_s.max(1));
     let requeue_every = (lease / 4).clamp(fast, Duration::from_secs(5).max(fast));
-    let mut requeued_at: Option<std::time::Instant> = None;
+    let mut requeue = clock::Every::new(requeue_every);
     while !state.stopping.is_cancelled() {
-        if requeued_at.is_none_or(|at| at.elapsed() >= requeue_every) {
-            requeued_at = Some(std::time::Instant::now());
+        if requeue.due() {
             if let Err(e) = state
                 .db
                 .requeue_expired(clock::now_ms(), MAX_ATTEMPTS)

@@ -17,6 +17,7 @@ use aws_sdk_s3::config::{
     BehaviorVersion, Credentials, Region, RequestChecksumCalculation, ResponseChecksumValidation,
 };
 use aws_sdk_s3::error::SdkError;
+use aws_sdk_s3::operation::get_object::GetObjectOutput;
 use aws_sdk_s3::presigning::PresigningConfig;
 use aws_sdk_s3::primitives::{ByteStream, Length};
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
@@ -153,19 +154,41 @@ impl S3Store {
         Ok(())
     }
 
+    /// Drops the multipart upload `upload_id` into `key` and its parts; one already gone
+    /// (completed or aborted: a retried removal) is not an error.
+    async fn abort_upload(&self, key: &str, upload_id: &str) -> anyhow::Result<()> {
+        match self
+            .client
+            .abort_multipart_upload()
+            .bucket(&self.bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if status(&e) == Some(404) => Ok(()),
+            Err(e) => Err(failed("S3 abort multipart upload", &e)),
+        }
+    }
+
+    /// The object `object` (prefix added), its body not yet read.
+    async fn get(&self, object: &str) -> anyhow::Result<GetObjectOutput> {
+        self.client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(self.key(object))
+            .send()
+            .await
+            .map_err(|e| failed("S3 get object", &e))
+    }
+
     async fn put_multipart(&self, key: &str, src: &Path, size: u64) -> anyhow::Result<()> {
         let upload_id = self.create_upload(key).await?;
         let result = self.put_parts(key, &upload_id, src, size).await;
         if result.is_err() {
             // Parts of an abandoned upload are billed until aborted.
-            let _ = self
-                .client
-                .abort_multipart_upload()
-                .bucket(&self.bucket)
-                .key(key)
-                .upload_id(&upload_id)
-                .send()
-                .await;
+            let _ = self.abort_upload(key, &upload_id).await;
         }
         result
     }
@@ -305,15 +328,7 @@ impl ObjectStore for S3Store {
     }
 
     async fn stage(&self, object: &str, dest: &Path) -> anyhow::Result<()> {
-        let object = self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(self.key(object))
-            .send()
-            .await
-            .map_err(|e| failed("S3 get object", &e))?;
-        let mut body = object.body.into_async_read();
+        let mut body = self.get(object).await?.body.into_async_read();
         let mut file = tokio::fs::File::create(dest).await?;
         tokio::io::copy(&mut body, &mut file).await?;
         file.flush().await?;
@@ -426,20 +441,7 @@ impl Multipart for S3Store {
     }
 
     async fn abort(&self, object: &str, upload_id: &str) -> anyhow::Result<()> {
-        match self
-            .client
-            .abort_multipart_upload()
-            .bucket(&self.bucket)
-            .key(self.key(object))
-            .upload_id(upload_id)
-            .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            // Already completed or aborted (a retried removal).
-            Err(e) if status(&e) == Some(404) => Ok(()),
-            Err(e) => Err(failed("S3 abort multipart upload", &e)),
-        }
+        self.abort_upload(&self.key(object), upload_id).await
     }
 
     async fn put_bytes(&self, object: &str, body: bytes::Bytes) -> anyhow::Result<()> {
@@ -456,15 +458,7 @@ impl Multipart for S3Store {
     }
 
     async fn get_bytes(&self, object: &str) -> anyhow::Result<bytes::Bytes> {
-        let object = self
-            .client
-            .get_object()
-            .bucket(&self.bucket)
-            .key(self.key(object))
-            .send()
-            .await
-            .map_err(|e| failed("S3 get object", &e))?;
-        Ok(object.body.collect().await?.into_bytes())
+        Ok(self.get(object).await?.body.collect().await?.into_bytes())
     }
 }
 
