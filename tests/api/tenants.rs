@@ -321,3 +321,31 @@ async fn estimates_learn_from_runs_and_jobs_report_an_eta() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// First come, first served (`jobs.scheduling = "fifo"`): a waiting job's place counts every
+/// job queued before it, its own account's and others'.
+#[tokio::test]
+async fn fifo_places_count_every_job_queued_before() {
+    let s = server(&[
+        ("MEDIAFORGE__JOBS__SCHEDULING".into(), "fifo".into()),
+        ("MEDIAFORGE__JOBS__WORKERS".into(), "1".into()),
+    ])
+    .await;
+    let a = s.upload_file(ALICE, None, &media().short()).await;
+    let b = s.upload_file(PRO, None, &media().short()).await;
+    let busy = submit(&s, ALICE, slow_task(&a, "busy.mp4", 1)).await;
+    wait_for(&s, ALICE, &busy, &["processing"], 30).await;
+    let mut waiting = Vec::new();
+    for i in 0..3 {
+        waiting.push((
+            ALICE,
+            submit(&s, ALICE, frame_task(&a, &format!("w{i}.png"))).await,
+        ));
+    }
+    waiting.push((PRO, submit(&s, PRO, frame_task(&b, "last.png")).await));
+    for (place, (key, job)) in waiting.iter().enumerate() {
+        let (_, view) = s.get(&format!("/job/{job}"), key).await;
+        assert_eq!(view["status"], "pending", "{view}");
+        assert_eq!(view["queue_position"], place as u64, "{view}");
+    }
+}
