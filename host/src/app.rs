@@ -42,6 +42,8 @@ pub struct AppState {
     pub cache: crate::cache::Cache,
     /// Seals tenants' bucket secrets; `None` without `storage.credentials_key`.
     pub sealer: Option<crate::seal::Sealer>,
+    /// This process among the instances sharing the database (random at each start).
+    pub instance: String,
 }
 
 impl AppState {
@@ -131,6 +133,7 @@ impl AppState {
             running_jobs: Default::default(),
             cache,
             sealer,
+            instance: crate::names::random_id(16),
         }))
     }
 

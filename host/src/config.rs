@@ -531,7 +531,8 @@ pub struct Split {
     pub enabled: bool,
     /// Inputs shorter than this run whole: the cut and the stitch cost more than they save.
     pub min_duration_s: f64,
-    /// The length of a segment; each is cut at the input's keyframe nearest its end.
+    /// The longest a segment may be (a dead worker loses at most that); segments are planned
+    /// so the workers that take them finish together (`pipeline/split/schedule.rs`).
     pub segment_s: f64,
 }
 

@@ -93,6 +93,30 @@ impl From<DbError> for crate::error::AppError {
 
 pub type DbResult<T> = Result<T, DbError>;
 
+/// Logs a query's wall time when dropped, at trace level only.
+struct Timed<'a> {
+    sql: &'a str,
+    started: Option<std::time::Instant>,
+}
+
+impl<'a> Timed<'a> {
+    fn new(sql: &'a str) -> Timed<'a> {
+        let started = tracing::enabled!(tracing::Level::TRACE).then(std::time::Instant::now);
+        Timed { sql, started }
+    }
+}
+
+impl Drop for Timed<'_> {
+    fn drop(&mut self) {
+        if let Some(started) = self.started {
+            let sql: String = self.sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            let head: String = sql.chars().take(160).collect();
+            tracing::trace!(ms = format!("{ms:.2}"), "query {head}");
+        }
+    }
+}
+
 /// What `create_file` throws when the directory is no longer live.
 const DIRECTORY_GONE: &str = "mediaforge: directory is gone";
 
@@ -238,6 +262,9 @@ impl Db {
     async fn query(&self, sql: &str, vars: Value) -> DbResult<surrealdb::IndexedResults> {
         let atomic = sql.trim_start().starts_with("BEGIN");
         let mut attempt = 0u64;
+        // Each query's time at trace level (`MEDIAFORGE_LOG=mediaforge::db=trace`): what a
+        // request asks of the database, in order.
+        let _timed = Timed::new(sql);
         loop {
             // The client waits for a lost server to come back: bound the wait, so a request
             // in an outage fails (503) instead of hanging.

@@ -191,6 +191,37 @@ impl Db {
         .await
     }
 
+    /// Counts `workers` of `instance` among the segment takers until `until` (renewed by the
+    /// instance while it runs, `jobs/worker.rs`): how many parts a split is cut into.
+    pub async fn offer_takers(&self, instance: &str, workers: usize, until: i64) -> DbResult<()> {
+        self.exec(
+            "UPSERT type::record('taker', $i) SET workers = $w, until = $u",
+            json!({ "i": instance, "w": workers, "u": until }),
+        )
+        .await
+    }
+
+    /// An instance that stops takes its workers out of the count at once.
+    pub async fn withdraw_takers(&self, instance: &str) -> DbResult<()> {
+        self.exec("DELETE type::record('taker', $i)", json!({ "i": instance }))
+            .await
+    }
+
+    /// Workers on every live instance that take segments, this one's included.
+    pub async fn takers(&self, now: i64) -> DbResult<u64> {
+        #[derive(Deserialize)]
+        struct Row {
+            n: Option<u64>,
+        }
+        let row: Option<Row> = self
+            .first(
+                "SELECT math::sum(workers) AS n FROM taker WHERE until > $now GROUP ALL",
+                json!({ "now": now }),
+            )
+            .await?;
+        Ok(row.and_then(|r| r.n).unwrap_or(0))
+    }
+
     /// Gives back parts whose worker stopped renewing; fails those that keep killing workers.
     pub async fn requeue_parts(&self, now: i64, max_attempts: u32) -> DbResult<()> {
         self.exec(

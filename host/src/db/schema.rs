@@ -44,6 +44,8 @@ DEFINE INDEX IF NOT EXISTS job_idem ON job FIELDS idem;
 DEFINE TABLE IF NOT EXISTS part SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS part_status ON part FIELDS status;
 DEFINE INDEX IF NOT EXISTS part_split ON part FIELDS split_id;
+-- Each instance's workers that take segments, while it renews the row (`db/parts.rs`).
+DEFINE TABLE IF NOT EXISTS taker SCHEMALESS;
 -- The result cache: one record per cache key (`db/cache.rs`).
 DEFINE TABLE IF NOT EXISTS cache_entry SCHEMALESS;
 DEFINE INDEX IF NOT EXISTS cache_entry_used ON cache_entry FIELDS last_used;

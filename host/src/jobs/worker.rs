@@ -84,7 +84,17 @@ async fn poll_loop(state: Arc<AppState>) {
     let lease = Duration::from_secs(state.cfg.jobs.lease_s.max(1));
     let requeue_every = (lease / 4).clamp(fast, Duration::from_secs(5).max(fast));
     let mut requeue = clock::Every::new(requeue_every);
+    // Where `[split]` is on, this instance's workers are counted among the segment takers a
+    // split is planned for, while it renews the count (three leases' grace).
+    let mut offer = clock::Every::new(lease);
     while !state.stopping.is_cancelled() {
+        if state.cfg.split.enabled && offer.due() {
+            let until = clock::now_ms() + 3 * lease.as_millis() as i64;
+            let workers = state.cfg.jobs.workers;
+            if let Err(e) = state.db.offer_takers(&state.instance, workers, until).await {
+                tracing::warn!("segment takers not counted: {e}");
+            }
+        }
         if requeue.due() {
             if let Err(e) = state
                 .db
@@ -102,6 +112,9 @@ async fn poll_loop(state: Arc<AppState>) {
             _ = tokio::time::sleep(poll().min(requeue_every)) => {}
             _ = state.stopping.cancelled() => {}
         }
+    }
+    if state.cfg.split.enabled {
+        let _ = state.db.withdraw_takers(&state.instance).await;
     }
 }
 
@@ -188,7 +201,7 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
     tracing::info!(job_id = job.job_id, attempt = job.attempts, "job started");
     let (progress_tx, progress_rx) = watch::channel(0u64);
     let hold_id = metering::job_hold_id(&job.job_id, token);
-    let work = execute(state, &job, &hold_id, progress_tx);
+    let work = pipeline::split::ON_WORKER.scope((), execute(state, &job, &hold_id, progress_tx));
     let keep = keep_lease(state.clone(), &job, token, progress_rx);
     // Dropping `work` when the lease is lost kills its ffmpeg process group.
     let ended = tokio::select! {

@@ -33,6 +33,10 @@ pub struct Kind {
     frames: Option<f64>,
 }
 
+/// Kinds with their default speeds (media seconds per wall second).
+const AUDIO: (&str, f64) = ("audio", 100.0);
+const COPY: (&str, f64) = ("copy", 200.0);
+
 pub fn kind_of(task: &Task) -> Kind {
     let Some(out) = task.outputs.first() else {
         return Kind::new("unknown".into(), 2.0);
@@ -61,9 +65,9 @@ pub fn kind_of(task: &Task) -> Kind {
             "mp3" | "m4a" | "aac" | "wav" | "flac" | "ogg" | "opus"
         )
     {
-        ("audio".to_string(), 100.0)
+        (AUDIO.0.to_string(), AUDIO.1)
     } else if codec == Some("copy") {
-        ("copy".to_string(), 200.0)
+        (COPY.0.to_string(), COPY.1)
     } else {
         let codec = codec.unwrap_or(match ext.as_str() {
             "webm" => "libvpx-vp9",
@@ -88,6 +92,16 @@ pub fn kind_of(task: &Task) -> Kind {
 }
 
 impl Kind {
+    /// Audio alone, whatever the codec.
+    pub fn audio() -> Kind {
+        Kind::new(AUDIO.0.into(), AUDIO.1)
+    }
+
+    /// Streams copied, nothing encoded.
+    pub fn copy() -> Kind {
+        Kind::new(COPY.0.into(), COPY.1)
+    }
+
     fn new(key: String, default_speed: f64) -> Kind {
         Kind {
             key,
@@ -190,13 +204,9 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
     }
     let input_s = duration.unwrap_or(UNKNOWN_DURATION_S);
     let media_s = kind.media_s(input_s);
-    // The account's own runs only: another tenant's would tell it what that tenant runs.
-    let measured = state
-        .db
-        .throughput(&throughput_key(&resolved.account.name, &kind.key))
-        .await?;
+    let measured = measured(state, &resolved.account.name, &kind).await?;
     let (speed, confidence, how) = match &measured {
-        Some(t) if t.runs > 0 && t.speed > 0.0 => (
+        Some(t) => (
             t.speed,
             if t.runs >= 3 {
                 Confidence::High
@@ -228,7 +238,7 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
     let time_sec = media_s / speed;
     let (output_bytes, size_how) = match (kind.bitrate, &measured) {
         (Some(bps), _) => (bps / 8.0 * media_s, "the bitrates asked for"),
-        (None, Some(t)) if t.runs > 0 && t.out_bytes_per_s > 0.0 => {
+        (None, Some(t)) if t.out_bytes_per_s > 0.0 => {
             (t.out_bytes_per_s * media_s, "the bytes per second measured")
         }
         _ => (
@@ -254,6 +264,24 @@ pub async fn of(state: &AppState, resolved: &Resolved) -> AppResult<Estimate> {
         confidence,
         basis,
     ))
+}
+
+/// What this installation measured of `account`'s runs of `kind`, when it has. The account's
+/// own runs only: another tenant's would tell it what that tenant runs.
+async fn measured(state: &AppState, account: &str, kind: &Kind) -> AppResult<Option<Throughput>> {
+    let kept = state
+        .db
+        .throughput(&throughput_key(account, &kind.key))
+        .await?;
+    Ok(kept.filter(|t| t.runs > 0 && t.speed > 0.0))
+}
+
+/// Media seconds per wall second of one run of `kind` for `account`: measured, else the kind's
+/// default.
+pub async fn speed(state: &AppState, account: &str, kind: &Kind) -> AppResult<f64> {
+    Ok(measured(state, account, kind)
+        .await?
+        .map_or(kind.default_speed, |t| t.speed))
 }
 
 /// Where an account's measurements of a kind are kept: per account, so one tenant's estimates

@@ -106,47 +106,9 @@ pub fn concat_list(files: &[String]) -> String {
     list
 }
 
-/// Where to cut: at the keyframe nearest each multiple of `segment_s`, never so near the end
-/// that the last segment is shorter than half of one. Empty: the input is one segment.
-pub fn boundaries(keyframes: &[f64], duration: f64, segment_s: f64) -> Vec<f64> {
-    let mut cuts: Vec<f64> = Vec::new();
-    let mut target = segment_s;
-    while target < duration - segment_s / 2.0 {
-        let nearest = keyframes
-            .iter()
-            .copied()
-            .filter(|k| *k > 0.0 && *k < duration)
-            .min_by(|a, b| {
-                (a - target)
-                    .abs()
-                    .partial_cmp(&(b - target).abs())
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-        if let Some(k) = nearest
-            && cuts.last().is_none_or(|last| k > *last)
-        {
-            cuts.push(k);
-        }
-        target += segment_s;
-    }
-    cuts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cuts_fall_on_the_nearest_keyframes() {
-        let every_2s: Vec<f64> = (0..30).map(|i| i as f64 * 2.0).collect();
-        assert_eq!(boundaries(&every_2s, 60.0, 15.0), vec![14.0, 30.0, 44.0]);
-        // A last segment of less than half a segment joins the one before.
-        assert_eq!(boundaries(&every_2s, 60.0, 25.0), vec![24.0]);
-        assert_eq!(boundaries(&every_2s, 40.0, 30.0), Vec::<f64>::new());
-        // One keyframe nearest two targets cuts once.
-        assert_eq!(boundaries(&[0.0, 31.0], 90.0, 20.0), vec![31.0]);
-        assert_eq!(boundaries(&[0.0], 100.0, 10.0), Vec::<f64>::new());
-    }
 
     #[test]
     fn the_mux_keeps_only_container_options() {

@@ -18,6 +18,7 @@
 mod commands;
 mod facts;
 mod part;
+mod schedule;
 mod verify;
 
 use std::path::Path;
@@ -29,7 +30,7 @@ use tokio::sync::watch;
 
 use super::build::Built;
 use super::resolve::{InputFile, Resolved};
-use super::{Completed, Measured, register_run, run};
+use super::{Completed, Measured, estimate, register_run, run};
 use crate::app::AppState;
 use crate::clock;
 use crate::db::{Directory, Part, PartStatus};
@@ -55,6 +56,14 @@ const MIN_PART_FRAMES: u64 = 250;
 /// Most parts one task is cut into, however long: each is a row, two objects and a run.
 const MAX_PARTS: u64 = 64;
 
+/// Fewest frames of the last parts, which the schedule makes shorter so the workers finish
+/// together (`schedule.rs`): about two seconds at 30 fps.
+const TAIL_FRAMES: u64 = 60;
+
+/// A part's own wall time beside its encode: the claim, staging the segment, the sandbox,
+/// ffmpeg's start, storing the result (measured about 0.1 to 0.2 s).
+const PART_COST_S: f64 = 0.2;
+
 /// What is left until `deadline` (unix ms); zero once it passed.
 fn time_left(deadline: i64) -> Duration {
     Duration::from_millis((deadline - clock::now_ms()).max(0) as u64)
@@ -69,8 +78,9 @@ fn timed_out(state: &AppState) -> AppError {
     }
 }
 
-/// How long a segment is: `segment_s`, or longer where that would make more than `MAX_PARTS`
-/// parts or parts of fewer than `MIN_PART_FRAMES` frames. `None`: not worth splitting.
+/// The longest a part may be: `segment_s`, or longer where that would make more than
+/// `MAX_PARTS` parts or parts of fewer than `MIN_PART_FRAMES` frames. `None`: not worth
+/// splitting.
 fn segment_length(frames: u64, duration: f64, segment_s: f64) -> Option<f64> {
     let parts = (frames / MIN_PART_FRAMES).min(MAX_PARTS);
     (parts >= 2 && duration > 0.0).then(|| segment_s.max(duration / parts as f64))
@@ -80,6 +90,8 @@ fn segment_length(frames: u64, duration: f64, segment_s: f64) -> Option<f64> {
 pub struct Plan {
     input: facts::Facts,
     cuts: Vec<f64>,
+    /// Whether the output has sound: encoded as a part of its own.
+    audio: bool,
 }
 
 /// The plan, when the task is to be split; `None` runs it whole. `staged` holds the bytes.
@@ -111,11 +123,44 @@ pub async fn plan(
     let Some(video) = &input.video else {
         return Ok(None);
     };
-    let Some(segment_s) = segment_length(video.frames, video.duration(), cfg.segment_s) else {
+    let Some(longest) = segment_length(video.frames, video.duration(), cfg.segment_s) else {
         return Ok(None);
     };
-    let cuts = commands::boundaries(&video.keyframes, video.duration(), segment_s);
-    Ok((!cuts.is_empty()).then_some(Plan { input, cuts }))
+    let output = built.parts.outputs.first();
+    let audio = input.audio.is_some() && output.is_some_and(|o| !o.args.iter().any(|a| a == "-an"));
+    let duration = video.duration();
+    let speed = async |kind: estimate::Kind| estimate::speed(state, account, &kind).await;
+    let costs = schedule::Costs {
+        video: 1.0 / speed(estimate::kind_of(&resolved.task)).await?,
+        audio: if audio {
+            duration / speed(estimate::Kind::audio()).await?
+        } else {
+            0.0
+        },
+        cut: duration / speed(estimate::Kind::copy()).await?,
+        part: PART_COST_S,
+    };
+    let bounds = schedule::Bounds {
+        shortest: TAIL_FRAMES as f64 * duration / video.frames as f64,
+        longest,
+        most: MAX_PARTS as usize,
+    };
+    let workers = takers(state).await?;
+    let cuts = schedule::cuts(&video.keyframes, duration, workers, costs, bounds);
+    Ok((!cuts.is_empty()).then_some(Plan { input, cuts, audio }))
+}
+
+tokio::task_local! {
+    /// Set while a job's worker runs the task (`jobs/worker.rs`): the coordinator is then one of
+    /// the takers already counted.
+    pub static ON_WORKER: ();
+}
+
+/// The workers that will take this split's parts: every instance's where `[split]` is on, and
+/// the coordinator (which takes parts while it waits).
+async fn takers(state: &AppState) -> AppResult<usize> {
+    let workers = state.db.takers(clock::now_ms()).await? as usize;
+    Ok(workers + usize::from(ON_WORKER.try_with(|_| ()).is_err()))
 }
 
 /// Runs the plan: cut, parts, audio, mux, check, register. `scratch` has the input staged.
@@ -190,9 +235,8 @@ pub async fn run(
     // The audio, encoded once over the whole input (per-segment audio drifts) and read from the
     // stored input, is queued first: it needs no cut, so a worker encodes it while this one cuts.
     let mut made = 0;
-    let with_audio = plan.input.audio.is_some() && !output.args.iter().any(|a| a == "-an");
     if let (true, Some(InputFile::Stored(file))) =
-        (with_audio, resolved.inputs.first().map(|i| &i.file))
+        (plan.audio, resolved.inputs.first().map(|i| &i.file))
     {
         let input_ext = Path::new(input_path)
             .extension()
