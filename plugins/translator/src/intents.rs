@@ -169,6 +169,9 @@ pub enum Intent {
     Unsupported(String),
     /// A named job of the host's recipe plugin (`src/recipes.rs`).
     Recipe(String),
+    /// What a streaming package holds ("the playlist and the segments", "several
+    /// qualities"): said of an HLS or DASH recipe, refused without one.
+    Packaging,
     OutputName(String),
     Thumb(Thumb),
     Frames(Frames),
@@ -757,6 +760,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 .map(Intent::Resize)
         }
         "noop" => Some(Intent::Noop),
+        "packaging" => Some(Intent::Packaging),
         "keep-aspect" => Some(Intent::KeepAspect),
         "fps" => match (arg(0), first) {
             ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),

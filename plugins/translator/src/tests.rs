@@ -893,6 +893,73 @@ fn named_jobs_are_answered_with_their_recipe() {
 }
 
 #[test]
+fn what_is_said_of_a_recipe_sets_its_parameters() {
+    for (said, recipe, params) in [
+        (
+            "make an HLS stream with 1080p and 720p",
+            "hls",
+            r#"{"rungs":[1080,720]}"#,
+        ),
+        (
+            "package it as HLS, 360p and 720p, with 4 second segments and a master playlist",
+            "hls",
+            r#"{"rungs":[720,360],"segment_s":4}"#,
+        ),
+        ("a DASH file with several qualities", "dash", "{}"),
+        (
+            "MPEG-DASH please, the .mpd manifest and the segments",
+            "dash",
+            "{}",
+        ),
+        (
+            "one sprite image with a thumbnail every 5 seconds plus the matching .vtt file",
+            "storyboard",
+            r#"{"interval_s":5.0}"#,
+        ),
+        (
+            "a waveform image of the audio, 640x320",
+            "waveform",
+            r#"{"height":320,"width":640}"#,
+        ),
+    ] {
+        let (name, got) = recipe_of(said, &["clip.mp4"]);
+        assert_eq!((name.as_str(), got.as_str()), (recipe, params), "{said}");
+    }
+    // Outside the recipe's range, or not a setting of it: refused by name, never clamped.
+    for said in [
+        "make an HLS stream with 4320p and 720p",
+        "a storyboard with a vtt file and the first 5 seconds",
+    ] {
+        assert!(answer(said, &["clip.mp4"]).is_err(), "{said}");
+    }
+    // Said without a streaming package, what it would change cannot be told.
+    let why = refused("convert it to mp4 with a master playlist", &["clip.mp4"]);
+    assert!(why.contains("streaming package"), "{why}");
+}
+
+#[test]
+fn music_mixed_in_takes_the_level_asked_for() {
+    // The level is the music's, not the whole mix's (that had lowered the voice too).
+    for (said, level) in [
+        (
+            "add song.mp3 as background music at 20% volume",
+            "[1:a]volume=0.2[added]",
+        ),
+        (
+            "add song.mp3 as background music, quietly",
+            "[1:a]volume=0.5[added]",
+        ),
+        ("mix song.mp3 in", "[1:a]volume=0.5[added]"),
+    ] {
+        let graph = task(said, &["clip.mp4", "song.mp3"])
+            .filter_complex
+            .unwrap_or_default();
+        assert!(graph.contains(level), "{said}: {graph}");
+        assert!(!graph.contains("normalize=0,volume"), "{said}: {graph}");
+    }
+}
+
+#[test]
 fn a_recipe_is_never_half_of_the_answer() {
     // Something else asked beside a recipe is refused by name, not dropped.
     let why = answer("make it streamable and add a fade in", &["clip.mp4"]).unwrap_err();

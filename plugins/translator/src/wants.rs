@@ -151,6 +151,14 @@ impl Wants {
                 Intent::Unsupported(why) => w.unsupported = Some(why),
                 // Answered (or refused) before a task is planned: `crate::recipes`.
                 Intent::Recipe(_) => {}
+                // Said of a streaming package, but none was asked for (it would have been
+                // answered with its recipe): what it should change cannot be told.
+                Intent::Packaging => {
+                    w.unsupported = Some(
+                        "a playlist, segments or several qualities are what a streaming package (HLS or DASH) holds; ask for one of them"
+                            .into(),
+                    )
+                }
                 Intent::OutputName(n) => w.output_name = Some(n),
                 Intent::Thumb(t) => set(
                     &mut slots.thumb,
