@@ -288,7 +288,8 @@ pub fn loose_values<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<(String, Option
 
 /// Words that change what is asked and that no rule used: `@negation` words always, and
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
-/// in" is a fade; "add 3 seconds" with nothing else understood is not).
+/// in" is a fade; "add 3 seconds" with nothing else understood is not), or for "only", right
+/// after one.
 pub fn dropped_meaning<T>(
     tokens: &[Token],
     hits: &[Hit<T>],
@@ -329,7 +330,10 @@ pub fn dropped_meaning<T>(
                 .enumerate()
                 .take_while(|(_, t)| !barrier(t))
                 .any(|(k, _)| owner[i + p.len() + k].is_some_and(&is_action));
-            if !leads_in {
+            // "the first 5 seconds only", Japanese "最初の5秒だけ": "only" right after what
+            // it limits.
+            let limits = *p == ["only"] && i > 0 && owner[i - 1].is_some_and(&is_action);
+            if !leads_in && !limits {
                 out.push(p.join(" "));
             }
             len = p.len();

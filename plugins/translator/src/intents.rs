@@ -197,6 +197,11 @@ pub enum Intent {
     Speech,
     /// Cut into parts of this many seconds, each its own file.
     Segment(f64),
+    /// Cut into parts, each its own file, at the times said beside it ("split it at 0:04 and
+    /// 0:07"; `wants.rs` gathers them).
+    Split,
+    /// "into 3 files": how many parts a split makes (checked against its times).
+    PartCount(u32),
     /// A subtitle file written in this format (`srt`, `vtt`, `ass`): converted, or taken out
     /// of a video.
     SubtitleFormat(String),
@@ -602,6 +607,14 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             })
             .filter(|n| (2..=1000).contains(n))
             .map(Intent::SegmentCount),
+        "split" => Some(Intent::Split),
+        "part-count" => values(caps)
+            .find_map(|(v, _)| match v {
+                Value::Num(n) => positive_int(*n),
+                _ => None,
+            })
+            .filter(|n| (2..=1000).contains(n))
+            .map(Intent::PartCount),
         "segment" => times(caps)
             .first()
             .copied()
@@ -639,7 +652,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 Some((v, prev)) => level(v, prev, dir).map(Intent::Volume),
                 None if dir == 1 => Some(Intent::Volume(Level::Factor(2.0))),
                 None if dir == -1 => Some(Intent::Volume(Level::Factor(0.5))),
-                None => None,
+                // "quietly": the level the rule names.
+                None => arg_num(args, 1).map(|f| Intent::Volume(Level::Factor(f))),
             }
         }
         "rotate" | "rotate-hint" => {

@@ -938,6 +938,63 @@ fn what_is_said_of_a_recipe_sets_its_parameters() {
 }
 
 #[test]
+fn a_split_cuts_at_the_times_said() {
+    for said in [
+        "split it at 3 and 7 seconds",
+        "Split it into separate files at these times: 0:00-0:03, 0:03-0:07 and 0:07 to the end.",
+        "divide em 3 arquivos: do início até 3s, de 3s até 7s, e de 7s até o fim",
+        "2秒と6秒の位置でぶんかつして、3つのファイルにしてほしいです。",
+    ] {
+        let t = task(said, &["clip.mp4"]);
+        let a = argv(&t);
+        assert!(a.contains("-f segment -segment_times"), "{said}: {a}");
+        assert!(file(&t).contains("%03d"), "{said}: {a}");
+        assert!(!a.contains("-ss ") && !a.contains("-t "), "{said}: {a}");
+    }
+    let a = argv(&task(
+        "split clip.mp4 into two files at 0:04, the first from the start to 0:04, the second from 0:04 to the end",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("-force_key_frames 4 -f segment -segment_times 4 "),
+        "{a}"
+    );
+    // Never cut elsewhere than said: a count that does not fit, parts that leave a gap, no
+    // time at all, a time past the end.
+    for (said, why) in [
+        ("split it into 3 files at 4 seconds", "3 parts"),
+        (
+            "split it into files: 0:00-0:03 and 0:05-0:07",
+            "out of every file",
+        ),
+        ("split it into separate files", "where to cut"),
+        ("split it at 4 and 12 seconds", "only 10 s long"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    // Equal parts are still equal parts.
+    assert!(argv(&task("cut it into 4 equal parts", &["clip.mp4"])).contains("-segment_time 2.5"));
+}
+
+#[test]
+fn an_inputs_own_format_named_first_is_not_the_output() {
+    // "mkvをmp4に" reads "make mkv mp4": the mkv is the input, the output the mp4.
+    assert!(file(&task("make mkv mp4", &["subbed.mkv"])).ends_with(".mp4"));
+    // Alone, an input's own format is still the output's ("convert it to mp4" of an mp4).
+    assert!(file(&task("convert it to mp4 at 480p", &["clip.mp4"])).ends_with(".mp4"));
+}
+
+#[test]
+fn only_right_after_what_it_limits() {
+    let t = task("keep the first 5 seconds only", &["clip.mp4"]);
+    assert!(argv(&t).contains("-t 5"), "{}", argv(&t));
+    // Left over with nothing understood beside it, it still refuses.
+    let why = refused("make it 720p, only", &["clip.mp4"]);
+    assert!(why.contains("only"), "{why}");
+}
+
+#[test]
 fn music_mixed_in_takes_the_level_asked_for() {
     // The level is the music's, not the whole mix's (that had lowered the voice too).
     for (said, level) in [
@@ -947,7 +1004,7 @@ fn music_mixed_in_takes_the_level_asked_for() {
         ),
         (
             "add song.mp3 as background music, quietly",
-            "[1:a]volume=0.5[added]",
+            "[1:a]volume=0.25[added]",
         ),
         ("mix song.mp3 in", "[1:a]volume=0.5[added]"),
     ] {

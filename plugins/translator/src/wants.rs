@@ -90,6 +90,8 @@ pub struct Wants {
     pub keep_size: bool,
     /// Parts of equal length, this many.
     pub segment_count: Option<u32>,
+    /// Parts cut at these times (seconds, ascending), each its own file.
+    pub split_at: Vec<f64>,
     /// Clips joined by crossfades of this length.
     pub crossfade: Option<f64>,
     /// Settings named twice with different values ("720p ... 480p"): which one was meant
@@ -144,6 +146,10 @@ impl Wants {
     pub fn from(u: &Understanding) -> Wants {
         let mut w = Wants::default();
         let mut slots = Slots::default();
+        // Every time said with no role of its own, and whether a split was asked for: a split
+        // takes them as its cut points (`split_points`).
+        let mut times_said = Vec::new();
+        let (mut split, mut part_count) = (false, None);
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -335,8 +341,16 @@ impl Wants {
                 Intent::Format { key, how } => w.formats.push((key, how)),
                 Intent::Corner(c) => w.corner = Some(c),
                 Intent::Color(c) => w.color = Some(c),
-                Intent::At(t) => w.at = Some(t),
-                Intent::LooseTime(t) => w.loose_time = Some(t),
+                Intent::At(t) => {
+                    times_said.push(t);
+                    w.at = Some(t)
+                }
+                Intent::LooseTime(t) => {
+                    times_said.push(t);
+                    w.loose_time = Some(t)
+                }
+                Intent::Split => split = true,
+                Intent::PartCount(n) => part_count = Some(n),
                 Intent::BlurFill => w.blur_fill = true,
                 Intent::Noop => {}
             }
@@ -374,6 +388,9 @@ impl Wants {
             if w.segment.is_some() {
                 w.loose_time = None;
             }
+        }
+        if split || part_count.is_some() || (w.segment_count.is_some() && !times_said.is_empty()) {
+            w.split_points(times_said, part_count);
         }
         if w.rotate == 0
             && let Some(d) = w.rotate_hint
@@ -443,11 +460,92 @@ impl Wants {
         w
     }
 
+    /// "split it at 0:04 and 0:07", "0:00-0:03, 0:03-0:07 and 0:07 to the end, as separate
+    /// files", "into two files at 0:04": the times said (and the parts' bounds) are the cut
+    /// points, unless the parts have a length. Parts named that leave a gap, a count of parts
+    /// that does not fit the times, or a split with no time at all are refused: cutting
+    /// elsewhere would answer another request.
+    fn split_points(&mut self, said: Vec<f64>, part_count: Option<u32>) {
+        if self.segment.is_some() {
+            return;
+        }
+        let mut points = said;
+        // A part's bounds: (start, end), `None` for the end of the input.
+        let mut parts = Vec::new();
+        for t in &self.trims {
+            let (a, b) = match *t {
+                Trim::Range(a, b) => (a, Some(b)),
+                Trim::Start(a) => (a, None),
+                Trim::End(b) | Trim::KeepHead(b) => (0.0, Some(b)),
+                _ => {
+                    self.unsupported =
+                        Some("it asks both to split the input and to cut part of it away".into());
+                    return;
+                }
+            };
+            points.push(a);
+            points.extend(b);
+            parts.push((a, b));
+        }
+        points.retain(|t| *t > 0.0);
+        points.sort_by(f64::total_cmp);
+        points.dedup_by(|a, b| (*a - *b).abs() < 0.001);
+        let count = part_count.or(self.segment_count);
+        if points.is_empty() {
+            if self.segment_count.is_none() {
+                self.unsupported = Some("it asks for a split but not where to cut".into());
+            }
+            return;
+        }
+        if count.is_some_and(|n| n as usize != points.len() + 1) {
+            self.unsupported = Some(format!(
+                "it asks for {} parts but names {} cut {}",
+                count.unwrap_or(0),
+                points.len(),
+                if points.len() == 1 { "point" } else { "points" }
+            ));
+            return;
+        }
+        // Parts named by their bounds must be the parts the cuts make, none left out.
+        let bounds: Vec<Option<f64>> = std::iter::once(Some(0.0))
+            .chain(points.iter().map(|p| Some(*p)))
+            .chain(std::iter::once(None))
+            .collect();
+        let same = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => (x - y).abs() < 0.001,
+            (None, None) => true,
+            _ => false,
+        };
+        if !parts.is_empty()
+            && !bounds.windows(2).all(|w| {
+                parts
+                    .iter()
+                    .any(|(a, b)| same(Some(*a), w[0]) && same(*b, w[1]))
+            })
+        {
+            self.unsupported =
+                Some("the parts it names leave part of the input out of every file".into());
+            return;
+        }
+        if self.thumb.is_some() || self.frames.is_some() {
+            self.unsupported = Some(
+                "a split makes several files of one kind: ask for the pictures on their own".into(),
+            );
+            return;
+        }
+        self.split_at = points;
+        self.segment_count = None;
+        self.trims.clear();
+        self.at = None;
+        self.loose_time = None;
+    }
+
     /// Whether the picture itself changes (so video cannot be stream-copied).
     pub fn touches_picture(&self) -> bool {
         // Parts cut at exact times need key frames there: the picture is encoded.
         self.segment.is_some()
             || self.segment_count.is_some()
+            || !self.split_at.is_empty()
             || !self.extends.is_empty()
             || self.subtitles == Some(true)
             || self.crop.is_some()

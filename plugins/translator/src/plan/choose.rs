@@ -101,15 +101,22 @@ pub fn join<'m>(media: &'m [Media<'m>], main: &'m Media<'m>, w: &Wants) -> Plann
     Ok(Join::None)
 }
 
-/// The output format asked for: the last one named with "to"/"as"/…, else the output file
-/// name's, else the last one named that is not an input's own format.
+/// The output format asked for: the last one named with "to"/"as"/… that is not an input's
+/// own format, else the output file name's, else the last one named that is not an input's
+/// own format, else an input's own format named with "to"/"as"/… ("make mkv mp4", the reading
+/// of "mkvをmp4に", names the input first: the output is the mp4).
 pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
-    if let Some((k, _)) = w
-        .formats
+    let input_keys: Vec<&str> = media
         .iter()
-        .rev()
-        .find(|(_, how)| *how == FormatHow::Target)
-    {
+        .filter_map(|m| m.format.map(|f| f.key))
+        .collect();
+    let targets = || {
+        w.formats
+            .iter()
+            .rev()
+            .filter(|(_, how)| *how == FormatHow::Target)
+    };
+    if let Some((k, _)) = targets().find(|(k, _)| !input_keys.contains(&k.as_str())) {
         return formats::format(k);
     }
     if let Some(f) = w
@@ -120,10 +127,17 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
     {
         return Some(f);
     }
-    let input_keys: Vec<&str> = media
+    if let Some((k, _)) = w
+        .formats
         .iter()
-        .filter_map(|m| m.format.map(|f| f.key))
-        .collect();
+        .rev()
+        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()))
+    {
+        return formats::format(k);
+    }
+    if let Some((k, _)) = targets().next() {
+        return formats::format(k);
+    }
     let mention = w
         .formats
         .iter()
