@@ -986,6 +986,51 @@ fn an_inputs_own_format_named_first_is_not_the_output() {
 }
 
 #[test]
+fn a_picture_made_into_a_video_needs_a_picture() {
+    for inputs in [&["song.mp3"][..], &["clip.mp4"]] {
+        let why = refused("turn the picture into a video", inputs);
+        assert!(why.contains("not a picture"), "{why}");
+    }
+    assert!(file(&task("turn the picture into a video", &["image.png"])).ends_with(".mp4"));
+    let a = argv(&task(
+        "make a video from image.png and song.mp3, the picture stays on screen while the whole song plays",
+        &["image.png", "song.mp3"],
+    ));
+    assert!(a.contains("-loop 1") && a.contains("-map 1:a:0"), "{a}");
+}
+
+#[test]
+fn a_fade_over_the_first_or_last_seconds_is_not_a_trim() {
+    let a = argv(&task(
+        "fade in from black over the first second and fade it out to black over the last second",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("fade=t=in:st=0:d=1,fade=t=out:st=9:d=1"), "{a}");
+    assert!(!a.contains("-t ") && !a.contains("-ss "), "{a}");
+}
+
+#[test]
+fn what_is_not_needed_is_left_out() {
+    for (said, has) in [
+        (
+            "make it a timelapse, 5x faster, I don't need any audio",
+            "-an",
+        ),
+        ("speed it up 2x, the sound isn't needed", "-an"),
+        ("el audio en mp3, el video no me sirve", "-vn"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(has), "{said}: {a}");
+    }
+    // Said of something else, "don't need" is not dropped.
+    let why = refused(
+        "I don't need the video to be long, cut the first 5 seconds",
+        &["clip.mp4"],
+    );
+    assert!(why.contains("dont"), "{why}");
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

@@ -146,6 +146,12 @@ impl Wants {
     pub fn from(u: &Understanding) -> Wants {
         let mut w = Wants::default();
         let mut slots = Slots::default();
+        // A single-valued want: `set` on its slot, a conflict recorded.
+        macro_rules! put {
+            ($slot:ident, $value:expr, $named:expr, $what:literal) => {
+                set(&mut slots.$slot, $value, $named, $what, &mut w.conflicts)
+            };
+        }
         // Every time said with no role of its own, and whether a split was asked for: a split
         // takes them as its cut points (`split_points`).
         let mut times_said = Vec::new();
@@ -166,20 +172,8 @@ impl Wants {
                     )
                 }
                 Intent::OutputName(n) => w.output_name = Some(n),
-                Intent::Thumb(t) => set(
-                    &mut slots.thumb,
-                    t,
-                    named,
-                    "the frame to take",
-                    &mut w.conflicts,
-                ),
-                Intent::Frames(f) => set(
-                    &mut slots.frames,
-                    f,
-                    named,
-                    "how many frames to take",
-                    &mut w.conflicts,
-                ),
+                Intent::Thumb(t) => put!(thumb, t, named, "the frame to take"),
+                Intent::Frames(f) => put!(frames, f, named, "how many frames to take"),
                 Intent::Fade {
                     kind,
                     secs,
@@ -198,30 +192,18 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => set(&mut slots.speed, s, named, "speeds", &mut w.conflicts),
+                Intent::Speed(s) => put!(speed, s, named, "speeds"),
                 Intent::Timelapse => {
-                    set(&mut slots.speed, 8.0, false, "speeds", &mut w.conflicts);
+                    put!(speed, 8.0, false, "speeds");
                     w.remove_audio = true;
                 }
-                Intent::Segment(secs) => set(
-                    &mut slots.segment,
-                    secs,
-                    named,
-                    "part lengths",
-                    &mut w.conflicts,
-                ),
+                Intent::Segment(secs) => put!(segment, secs, named, "part lengths"),
                 Intent::NoReencode => w.no_reencode = true,
                 Intent::RotateHint(d) => w.rotate_hint = Some(d),
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
-                Intent::SegmentCount(n) => set(
-                    &mut slots.segment_count,
-                    n,
-                    named,
-                    "part counts",
-                    &mut w.conflicts,
-                ),
+                Intent::SegmentCount(n) => put!(segment_count, n, named, "part counts"),
                 // A crossfade is between clips: they are joined.
                 // 0: no length named yet (settled below).
                 Intent::Crossfade(secs) => {
@@ -235,73 +217,31 @@ impl Wants {
                 }
                 Intent::Speech => {
                     // What speech recognition needs: named, as if with its numbers.
-                    set(
-                        &mut slots.sample_rate,
-                        16000,
-                        true,
-                        "sample rates",
-                        &mut w.conflicts,
-                    );
-                    set(
-                        &mut slots.channels,
-                        1,
-                        true,
-                        "channel counts",
-                        &mut w.conflicts,
-                    );
+                    put!(sample_rate, 16000, true, "sample rates");
+                    put!(channels, 1, true, "channel counts");
                 }
                 Intent::Reverse => w.reverse = true,
-                Intent::Volume(l) => set(&mut slots.volume, l, named, "volumes", &mut w.conflicts),
+                Intent::Volume(l) => put!(volume, l, named, "volumes"),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
                 Intent::Flip { horizontal: true } => w.hflip = true,
                 Intent::Flip { horizontal: false } => w.vflip = true,
-                Intent::Crop(c) => set(&mut slots.crop, c, named, "crops", &mut w.conflicts),
+                Intent::Crop(c) => put!(crop, c, named, "crops"),
                 // The first padding named wins: "pad to a square with black bars".
                 Intent::Pad(p) => {
                     w.pad.get_or_insert(p);
                 }
-                Intent::Resize(r) => set(&mut slots.resize, r, named, "sizes", &mut w.conflicts),
+                Intent::Resize(r) => put!(resize, r, named, "sizes"),
                 Intent::KeepAspect => w.keep_aspect = true,
-                Intent::Fps(f) => set(&mut slots.fps, f, named, "frame rates", &mut w.conflicts),
+                Intent::Fps(f) => put!(fps, f, named, "frame rates"),
                 Intent::FpsFactor(f) => w.fps_factor = Some(f),
-                Intent::Channels(c) => set(
-                    &mut slots.channels,
-                    c,
-                    named,
-                    "channel counts",
-                    &mut w.conflicts,
-                ),
-                Intent::SampleRate(r) => set(
-                    &mut slots.sample_rate,
-                    r,
-                    named,
-                    "sample rates",
-                    &mut w.conflicts,
-                ),
+                Intent::Channels(c) => put!(channels, c, named, "channel counts"),
+                Intent::SampleRate(r) => put!(sample_rate, r, named, "sample rates"),
                 Intent::Normalize(l) => w.normalize = Some(l),
-                Intent::AudioBitrate(b) => set(
-                    &mut slots.abitrate,
-                    b,
-                    named,
-                    "audio bit rates",
-                    &mut w.conflicts,
-                ),
-                Intent::VideoBitrate(b) => set(
-                    &mut slots.vbitrate,
-                    b,
-                    named,
-                    "video bit rates",
-                    &mut w.conflicts,
-                ),
-                Intent::TargetSize(b) => set(
-                    &mut slots.target_size,
-                    b,
-                    named,
-                    "file sizes",
-                    &mut w.conflicts,
-                ),
+                Intent::AudioBitrate(b) => put!(abitrate, b, named, "audio bit rates"),
+                Intent::VideoBitrate(b) => put!(vbitrate, b, named, "video bit rates"),
+                Intent::TargetSize(b) => put!(target_size, b, named, "file sizes"),
                 Intent::TargetFactor(f) => w.target_factor = Some(f),
-                Intent::Crf(c) => set(&mut slots.crf, c, named, "qualities", &mut w.conflicts),
+                Intent::Crf(c) => put!(crf, c, named, "qualities"),
                 Intent::Compress(s) => {
                     // "compress it a lot" may also match plain "compress": keep the strongest word.
                     if w.compress.is_none_or(|old| old == Strength::Normal) {
@@ -321,22 +261,10 @@ impl Wants {
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
-                Intent::Repeat(n) => set(
-                    &mut slots.repeat,
-                    n,
-                    named,
-                    "repeat counts",
-                    &mut w.conflicts,
-                ),
+                Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
                 Intent::Subtitles { burn } => w.subtitles = Some(burn || w.subtitles == Some(true)),
-                Intent::AudioCodec(c) => set(
-                    &mut slots.acodec,
-                    c,
-                    named,
-                    "audio codecs",
-                    &mut w.conflicts,
-                ),
+                Intent::AudioCodec(c) => put!(acodec, c, named, "audio codecs"),
                 Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
                 Intent::Format { key, how } => w.formats.push((key, how)),
                 Intent::Corner(c) => w.corner = Some(c),
@@ -355,23 +283,29 @@ impl Wants {
                 Intent::Noop => {}
             }
         }
-        w.thumb = slots.thumb.map(|(v, _)| v);
-        w.frames = slots.frames.map(|(v, _)| v);
-        w.speed = slots.speed.map(|(v, _)| v);
-        w.segment = slots.segment.map(|(v, _)| v);
-        w.segment_count = slots.segment_count.map(|(v, _)| v);
-        w.volume = slots.volume.map(|(v, _)| v);
-        w.crop = slots.crop.map(|(v, _)| v);
-        w.resize = slots.resize.map(|(v, _)| v);
-        w.fps = slots.fps.map(|(v, _)| v);
-        w.channels = slots.channels.map(|(v, _)| v);
-        w.sample_rate = slots.sample_rate.map(|(v, _)| v);
-        w.abitrate = slots.abitrate.map(|(v, _)| v);
-        w.vbitrate = slots.vbitrate.map(|(v, _)| v);
-        w.target_size = slots.target_size.map(|(v, _)| v);
-        w.crf = slots.crf.map(|(v, _)| v);
-        w.repeat = slots.repeat.map(|(v, _)| v);
-        w.acodec = slots.acodec.map(|(v, _)| v);
+        // The slots' values, whether named or implied.
+        macro_rules! take {
+            ($($slot:ident),*) => { $(w.$slot = slots.$slot.map(|(v, _)| v);)* };
+        }
+        take!(
+            thumb,
+            frames,
+            speed,
+            segment,
+            segment_count,
+            volume,
+            crop,
+            resize,
+            fps,
+            channels,
+            sample_rate,
+            abitrate,
+            vbitrate,
+            target_size,
+            crf,
+            repeat,
+            acodec
+        );
         // "a 2 second fade in at the start and fade out at the end": one length named for the
         // fades is the length of every fade that names none.
         let named: Vec<f64> = w.fades.iter().filter_map(|f| f.1).collect();

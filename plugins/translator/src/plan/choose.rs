@@ -160,6 +160,14 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
 }
 
 pub fn mode(w: &Wants, main: &Media, target: Option<&Format>, join: &Join) -> Planned<Mode> {
+    // "turn the picture into a video" with no picture given had answered with the sound file
+    // copied: a picture made into a video needs one.
+    if w.image_to_video && main.kind != Kind::Still {
+        return Err(PlanError::Unsupported(format!(
+            "it asks to make a picture into a video, but {} is not a picture",
+            main.name()
+        )));
+    }
     let target_kind = target.map(|f| f.kind);
     let mode = if matches!(join, Join::Concat(_) | Join::Stack(..) | Join::Overlay(_)) {
         if target_kind == Some(FormatKind::Gif) {
