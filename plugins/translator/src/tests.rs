@@ -1031,6 +1031,20 @@ fn what_is_not_needed_is_left_out() {
 }
 
 #[test]
+fn subtitles_not_burnt_in_are_a_track() {
+    for said in [
+        "add the subtitles, not burnt in",
+        "Je veux les sous-titres activables (pas incrustés) dans un MP4 lisible sur iPhone.",
+    ] {
+        let a = argv(&task(said, &["clip.mp4", "subs.srt"]));
+        assert!(
+            a.contains("-c:s mov_text") && !a.contains("subtitles="),
+            "{said}: {a}"
+        );
+    }
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));
