@@ -215,6 +215,9 @@ pub enum Intent {
     Crossfade(Option<f64>),
     /// Padding filled with the picture blurred ("a blurred background").
     BlurFill,
+    /// An area of this size blurred, at the corner or side said ("blur a 300x200 area in the
+    /// top left corner"); the rest of the picture kept sharp.
+    BlurRegion(u32, u32),
     Reverse,
     Volume(Level),
     /// Degrees clockwise.
@@ -621,6 +624,10 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .filter(|t| *t >= 0.5)
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
+        "blur-region" => match first {
+            Some((Value::Dim(w, h), _)) if *w > 0 && *h > 0 => Some(Intent::BlurRegion(*w, *h)),
+            _ => None,
+        },
         // Silence between two times, the rest of the sound and the whole length kept.
         "mute-head" => {
             let t = times(caps);

@@ -1045,6 +1045,32 @@ fn subtitles_not_burnt_in_are_a_track() {
 }
 
 #[test]
+fn an_area_is_blurred_where_it_is_said_and_nothing_else() {
+    let a = argv(&task(
+        "blur a 300x200 area in the top right corner",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("crop=300:200:980:0,gblur=sigma=20[rb2];[rb0][rb2]overlay=980:0"),
+        "{a}"
+    );
+    // A place said beside a change of the whole picture had been dropped ("blur the top left
+    // corner" blurred all of it; "blur a 300x200 area" scaled the picture to 300x200).
+    for said in [
+        "blur the top left corner",
+        "blur the bottom of the video",
+        "make the top right black and white",
+        "blur a 300x200 area",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(
+            why.contains("place in the picture") || why.contains("where the area"),
+            "{said}: {why}"
+        );
+    }
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

@@ -74,6 +74,8 @@ pub struct Wants {
     pub color: Option<String>,
     /// Padding filled with the picture itself, scaled up and blurred, instead of a colour.
     pub blur_fill: bool,
+    /// An area blurred: (width, height), at `corner`.
+    pub blur_region: Option<(u32, u32)>,
     pub at: Option<f64>,
     pub loose_time: Option<f64>,
     /// Parts of this many seconds, each its own file.
@@ -280,6 +282,7 @@ impl Wants {
                 Intent::Split => split = true,
                 Intent::PartCount(n) => part_count = Some(n),
                 Intent::BlurFill => w.blur_fill = true,
+                Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
                 Intent::Noop => {}
             }
         }
@@ -490,6 +493,7 @@ impl Wants {
             || self.vflip
             || self.grayscale
             || self.denoise
+            || self.blur_region.is_some()
             || !self.vfilters.is_empty()
             || self.fps.is_some()
             || self.fps_factor.is_some()
@@ -507,6 +511,7 @@ impl Wants {
             || self.hflip
             || self.vflip
             || self.grayscale
+            || self.blur_region.is_some()
             || !self.vfilters.is_empty()
             || self.fps.is_some()
             || self.fps_factor.is_some()

@@ -135,6 +135,18 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             "it asks both to change the picture's size and to keep it",
         ));
     }
+    // A place in the picture ("top left", "at the bottom") only overlays, crops and blurred
+    // areas use: beside anything else, the change would apply to the whole picture ("blur
+    // the top left corner" had blurred all of it).
+    if p.w.corner.is_some()
+        && p.w.crop.is_none()
+        && p.w.blur_region.is_none()
+        && !matches!(p.join, Join::Overlay(_))
+    {
+        return Err(PlanError::NotSupported(
+            "it names a place in the picture, and what should happen only there cannot be done: a change applies to the whole picture unless it is a watermark, a crop or a blurred area of a given size (\"blur a 300x200 area in the top left corner\")",
+        ));
+    }
     p.span = p.span()?;
     let no_reencode = p.w.no_reencode;
     let task = p.build()?;
