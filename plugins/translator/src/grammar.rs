@@ -129,6 +129,27 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
 /// rule used a word but that hold meaningful words, each as those words: a part of the request
 /// that would otherwise be dropped without a word. A clause counts as understood when any rule
 /// used a word of it ("trim the first 10 seconds": the rule took "first 10 seconds").
+/// Each token's clause: clauses are separated by punctuation and `@barrier` words ("and",
+/// "then").
+pub fn clause_numbers(tokens: &[Token]) -> Vec<usize> {
+    let lex = lexicon();
+    let mut n = 0;
+    tokens
+        .iter()
+        .map(|t| {
+            let barrier = t.kind == Tok::Sep
+                || (t.kind == Tok::Word
+                    && lex.classes["barrier"]
+                        .iter()
+                        .any(|p| p.len() == 1 && p[0] == t.norm));
+            if barrier {
+                n += 1;
+            }
+            n
+        })
+        .collect()
+}
+
 pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     clauses_not_understood(tokens, hits, false)
 }

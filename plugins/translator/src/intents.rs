@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use crate::grammar::{self, Grammar, Rule};
 use crate::numbers::{STANDARD_HEIGHTS, Value};
 use crate::pattern::{Cap, Capture};
-use crate::tokens::{Token, tokenize};
+use crate::tokens::{Tok, Token, tokenize};
 
 const TASK_TXT: &str = include_str!("../grammar/task.txt");
 
@@ -294,6 +294,25 @@ pub enum Intent {
 impl Intent {
     /// Whether the intent asks for something by itself; modifiers ("top right", "small",
     /// "at 5s") only shape other intents.
+    /// Whether it changes the whole picture (its look, size, shape or orientation).
+    pub fn changes_picture(&self) -> bool {
+        matches!(
+            self,
+            Intent::Grayscale
+                | Intent::VideoFilter(_)
+                | Intent::Denoise
+                | Intent::Rotate(_)
+                | Intent::RotateHint(_)
+                | Intent::Flip { .. }
+                | Intent::Resize(_)
+                | Intent::Crop(_)
+                | Intent::Pad(_)
+                | Intent::Compress(_)
+                | Intent::BlurFill
+                | Intent::BlurRegion(..)
+        )
+    }
+
     pub fn is_action(&self) -> bool {
         !matches!(
             self,
@@ -328,6 +347,10 @@ pub struct Understanding {
     pub unknown: Vec<String>,
     /// Numbers no rule used (`grammar::loose_values`).
     pub loose: Vec<(String, Option<f64>)>,
+    /// The clause (between separators and `@barrier` words) each of `heard` was said in.
+    pub clause_of: Vec<usize>,
+    /// Clauses that name a picture file ("logo.png").
+    pub picture_files_in: Vec<usize>,
 }
 
 impl Understanding {
@@ -365,6 +388,17 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
         .collect();
+    let clause = grammar::clause_numbers(&tokens);
+    let clause_of = hits
+        .iter()
+        .map(|h| h.used.first().map_or(0, |&i| clause[i]))
+        .collect();
+    let picture_files_in = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Tok::File && crate::media::is_picture_name(&t.norm))
+        .map(|(i, _)| clause[i])
+        .collect();
     Understanding {
         heard,
         leftovers,
@@ -372,6 +406,8 @@ pub fn understand(instruction: &str) -> Understanding {
         unaccounted,
         unknown,
         loose,
+        clause_of,
+        picture_files_in,
     }
 }
 
@@ -883,9 +919,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "overlay-file" => caps
             .iter()
             .any(|c| match &c.cap {
-                Cap::File(f) => [".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".svg"]
-                    .iter()
-                    .any(|e| f.ends_with(e)),
+                Cap::File(f) => crate::media::is_picture_name(f),
                 _ => false,
             })
             .then_some(Intent::Overlay),

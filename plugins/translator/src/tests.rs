@@ -1071,6 +1071,31 @@ fn an_area_is_blurred_where_it_is_said_and_nothing_else() {
 }
 
 #[test]
+fn a_change_said_of_the_logo_is_not_made_to_the_video() {
+    for said in [
+        "put the logo in the top right and make the logo black and white",
+        "make the logo smaller and put it in the top right",
+        "add the logo in the top right, rotate the logo 90 degrees",
+        "put logo.png in the corner and make logo.png black and white",
+    ] {
+        let why = refused(said, &["clip.mp4", "logo.png"]);
+        assert!(why.contains("laid over the video"), "{said}: {why}");
+    }
+    // Its size, place and opacity are its own; the video's changes in their own clauses.
+    let a = argv(&task(
+        "put a small logo in the top right, and make the video black and white",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay") && a.contains("hue=s=0"), "{a}");
+    // Louder beside music mixed in: the music's or the voice's cannot be told.
+    let why = refused(
+        "make the voice louder and add song.mp3 as background music",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(why.contains("which sound"), "{why}");
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

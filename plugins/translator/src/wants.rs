@@ -326,6 +326,26 @@ impl Wants {
                 w.loose_time = None;
             }
         }
+        // "make the logo black and white": a change said of the picture laid over the video
+        // would be made to the whole video; only the overlay's size, place and opacity are set.
+        if w.overlay
+            && let Some(said) = u
+                .heard
+                .iter()
+                .zip(&u.clause_of)
+                .find_map(|((i, words), c)| {
+                    let overlay_named = u.picture_files_in.contains(c)
+                        || u.heard
+                            .iter()
+                            .zip(&u.clause_of)
+                            .any(|((o, _), oc)| oc == c && *o == Intent::Overlay);
+                    (overlay_named && i.changes_picture()).then_some(words)
+                })
+        {
+            w.unsupported = Some(format!(
+                "it asks to change the picture laid over the video (\"{said}\"), and only its size, place and opacity can be set; the change would apply to the whole video"
+            ));
+        }
         if split || part_count.is_some() || (w.segment_count.is_some() && !times_said.is_empty()) {
             w.split_points(times_said, part_count);
         }

@@ -26,7 +26,7 @@ mod timing;
 mod video;
 
 use crate::formats::Format;
-use crate::intents::Understanding;
+use crate::intents::{Level, Understanding};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
@@ -133,6 +133,19 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     if p.w.keep_size && (p.w.resize.is_some() || p.w.crop.is_some() || p.w.pad.is_some()) {
         return Err(PlanError::NotSupported(
             "it asks both to change the picture's size and to keep it",
+        ));
+    }
+    // Beside music mixed in, a lower level is the music's ("background music, quietly"); a
+    // louder one may be the voice's as well ("make the voice louder and add music"), so which
+    // sound it is for cannot be told.
+    let louder = match p.w.volume {
+        Some(Level::Factor(f)) => f > 1.0,
+        Some(Level::Db(d)) => d > 0.0,
+        None => false,
+    };
+    if matches!(p.join, Join::Mix(_)) && louder {
+        return Err(PlanError::NotSupported(
+            "with music mixed in, which sound should be louder cannot be told (the music or the original); ask for the music at a level, e.g. \"at 30% volume\"",
         ));
     }
     // A place in the picture ("top left", "at the bottom") only overlays, crops and blurred
