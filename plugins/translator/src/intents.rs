@@ -215,6 +215,11 @@ pub enum Intent {
     Crossfade(Option<f64>),
     /// Padding filled with the picture blurred ("a blurred background").
     BlurFill,
+    /// "the audio unchanged", "don't touch the picture": that stream is left as it is, so a
+    /// change to it contradicts the request (`wants.rs`).
+    Untouched {
+        picture: bool,
+    },
     /// An area of this size blurred, at the corner or side said ("blur a 300x200 area in the
     /// top left corner"); the rest of the picture kept sharp.
     BlurRegion(u32, u32),
@@ -660,6 +665,9 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .filter(|t| *t >= 0.5)
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
+        "untouched" => Some(Intent::Untouched {
+            picture: arg(0) == "picture",
+        }),
         "blur-region" => match first {
             Some((Value::Dim(w, h), _)) if *w > 0 && *h > 0 => Some(Intent::BlurRegion(*w, *h)),
             _ => None,

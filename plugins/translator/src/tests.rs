@@ -1096,6 +1096,30 @@ fn a_change_said_of_the_logo_is_not_made_to_the_video() {
 }
 
 #[test]
+fn a_stream_said_to_be_left_as_it_is_is_not_changed() {
+    // The sound had followed the speed, against "audio unchanged".
+    for said in [
+        "make it 2x faster, audio unchanged",
+        "speed up the video but keep the audio at normal speed",
+        "make it black and white, leave the picture as is",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("leave it as it is"), "{said}: {why}");
+    }
+    for (said, has) in [
+        ("cut the first 3 seconds, keep the audio as is", "-c:a copy"),
+        (
+            "make it black and white, don't touch the audio",
+            "-c:a copy",
+        ),
+        ("make it louder but don't change the picture", "-c:v copy"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(has), "{said}: {a}");
+    }
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

@@ -74,6 +74,8 @@ pub struct Wants {
     pub color: Option<String>,
     /// Padding filled with the picture itself, scaled up and blurred, instead of a colour.
     pub blur_fill: bool,
+    /// Streams said to be left as they are: (sound, picture).
+    pub untouched: (bool, bool),
     /// An area blurred: (width, height), at `corner`.
     pub blur_region: Option<(u32, u32)>,
     pub at: Option<f64>,
@@ -282,6 +284,8 @@ impl Wants {
                 Intent::Split => split = true,
                 Intent::PartCount(n) => part_count = Some(n),
                 Intent::BlurFill => w.blur_fill = true,
+                Intent::Untouched { picture: false } => w.untouched.0 = true,
+                Intent::Untouched { picture: true } => w.untouched.1 = true,
                 Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
                 Intent::Noop => {}
             }
@@ -345,6 +349,15 @@ impl Wants {
             w.unsupported = Some(format!(
                 "it asks to change the picture laid over the video (\"{said}\"), and only its size, place and opacity can be set; the change would apply to the whole video"
             ));
+        }
+        // "2x faster, audio unchanged": the sound would follow the speed, against what was said.
+        if w.untouched.0 && (w.touches_sound() || w.remove_audio) {
+            w.unsupported =
+                Some("it asks both to change the sound and to leave it as it is".into());
+        }
+        if w.untouched.1 && (w.touches_picture() || w.extract_audio) {
+            w.unsupported =
+                Some("it asks both to change the picture and to leave it as it is".into());
         }
         if split || part_count.is_some() || (w.segment_count.is_some() && !times_said.is_empty()) {
             w.split_points(times_said, part_count);
