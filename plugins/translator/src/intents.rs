@@ -220,6 +220,10 @@ pub enum Intent {
     Untouched {
         picture: bool,
     },
+    /// "but keep the video", "keep the sound": that stream must be in the output.
+    Kept {
+        picture: bool,
+    },
     /// An area of this size blurred, at the corner or side said ("blur a 300x200 area in the
     /// top left corner"); the rest of the picture kept sharp.
     BlurRegion(u32, u32),
@@ -666,6 +670,9 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
         "untouched" => Some(Intent::Untouched {
+            picture: arg(0) == "picture",
+        }),
+        "kept" => Some(Intent::Kept {
             picture: arg(0) == "picture",
         }),
         "blur-region" => match first {

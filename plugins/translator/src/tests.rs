@@ -1120,6 +1120,27 @@ fn a_stream_said_to_be_left_as_it_is_is_not_changed() {
 }
 
 #[test]
+fn a_stream_said_to_be_kept_is_in_the_output() {
+    for (said, why) in [
+        ("convert to mp3 but keep the video", "keep the picture"),
+        (
+            "make a gif of the first 2 seconds but keep the sound",
+            "keep the sound",
+        ),
+        // Which side of the time "cut after" keeps cannot be told.
+        ("cut the video after 5 seconds", "cut after"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    let a = argv(&task(
+        "cut the first 3 seconds but keep the audio",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 3") && a.contains("-c:a copy"), "{a}");
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

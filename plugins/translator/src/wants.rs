@@ -76,6 +76,8 @@ pub struct Wants {
     pub blur_fill: bool,
     /// Streams said to be left as they are: (sound, picture).
     pub untouched: (bool, bool),
+    /// Streams said to be kept in the output: (sound, picture).
+    pub kept: (bool, bool),
     /// An area blurred: (width, height), at `corner`.
     pub blur_region: Option<(u32, u32)>,
     pub at: Option<f64>,
@@ -286,6 +288,8 @@ impl Wants {
                 Intent::BlurFill => w.blur_fill = true,
                 Intent::Untouched { picture: false } => w.untouched.0 = true,
                 Intent::Untouched { picture: true } => w.untouched.1 = true,
+                Intent::Kept { picture: false } => w.kept.0 = true,
+                Intent::Kept { picture: true } => w.kept.1 = true,
                 Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
                 Intent::Noop => {}
             }

@@ -135,6 +135,19 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             "it asks both to change the picture's size and to keep it",
         ));
     }
+    // "convert to mp3 but keep the video", "a gif, keep the sound": the output would lack
+    // the stream said to be kept.
+    if p.w.kept.1 && (p.mode == Mode::Audio || p.w.extract_audio) {
+        return Err(PlanError::NotSupported(
+            "it asks for sound only and also to keep the picture",
+        ));
+    }
+    if p.w.kept.0 && (p.w.remove_audio || matches!(p.mode, Mode::Gif | Mode::Still | Mode::Frames))
+    {
+        return Err(PlanError::NotSupported(
+            "it asks for an output without sound and also to keep the sound",
+        ));
+    }
     // Beside music mixed in, a lower level is the music's ("background music, quietly"); a
     // louder one may be the voice's as well ("make the voice louder and add music"), so which
     // sound it is for cannot be told.
