@@ -169,9 +169,10 @@ pub enum Intent {
     Unsupported(String),
     /// A named job of the host's recipe plugin (`src/recipes.rs`).
     Recipe(String),
-    /// What a streaming package holds ("the playlist and the segments", "several
-    /// qualities"): said of an HLS or DASH recipe, refused without one.
-    Packaging,
+    /// What a named job gives, said beside it: a streaming package's playlist, segments and
+    /// qualities (`streaming`), the times an analysis lists (`analysis`). Refused without
+    /// that job (`recipes::setting`).
+    JobPart(String),
     OutputName(String),
     Thumb(Thumb),
     Frames(Frames),
@@ -832,7 +833,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 .map(Intent::Resize)
         }
         "noop" => Some(Intent::Noop),
-        "packaging" => Some(Intent::Packaging),
+        "job-part" => Some(Intent::JobPart(arg(0).to_string())),
         "keep-aspect" => Some(Intent::KeepAspect),
         "fps" => match (arg(0), first) {
             ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),

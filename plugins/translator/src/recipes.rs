@@ -105,8 +105,13 @@ fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
             }
             true
         }
-        // The playlist, segments, several qualities: what a streaming package is.
-        (_, Intent::Packaging) => streaming,
+        // The playlist, segments, several qualities: what a streaming package is; the times:
+        // what an analysis lists.
+        (_, Intent::JobPart(part)) => {
+            (part == "streaming" && streaming) || (part == "analysis" && name == "analyze")
+        }
+        // The picture a waveform is, one of it.
+        ("waveform", Intent::Frames(Frames::Count(1)) | Intent::Thumb(Thumb::Default)) => true,
         (_, Intent::Resize(Resize::Short(h) | Resize::Height(h)))
             if streaming && (144..=2160).contains(h) =>
         {

@@ -921,6 +921,16 @@ fn what_is_said_of_a_recipe_sets_its_parameters() {
             "waveform",
             r#"{"height":320,"width":640}"#,
         ),
+        (
+            "音声ファイルの波形を1枚の画像として表示したいです。",
+            "waveform",
+            "{}",
+        ),
+        (
+            "Where are the scene changes? Just list the times, I'll split it myself.",
+            "analyze",
+            "{}",
+        ),
     ] {
         let (name, got) = recipe_of(said, &["clip.mp4"]);
         assert_eq!((name.as_str(), got.as_str()), (recipe, params), "{said}");
@@ -935,6 +945,8 @@ fn what_is_said_of_a_recipe_sets_its_parameters() {
     // Said without a streaming package, what it would change cannot be told.
     let why = refused("convert it to mp4 with a master playlist", &["clip.mp4"]);
     assert!(why.contains("streaming package"), "{why}");
+    let why = refused("cut the first 2 seconds and list the times", &["clip.mp4"]);
+    assert!(why.contains("analysis"), "{why}");
 }
 
 #[test]

@@ -169,13 +169,14 @@ impl Wants {
                 Intent::Unsupported(why) => w.unsupported = Some(why),
                 // Answered (or refused) before a task is planned: `crate::recipes`.
                 Intent::Recipe(_) => {}
-                // Said of a streaming package, but none was asked for (it would have been
-                // answered with its recipe): what it should change cannot be told.
-                Intent::Packaging => {
-                    w.unsupported = Some(
-                        "a playlist, segments or several qualities are what a streaming package (HLS or DASH) holds; ask for one of them"
-                            .into(),
-                    )
+                // Said of a named job, but none was asked for (it would have been answered
+                // with its recipe): what it should change cannot be told.
+                Intent::JobPart(part) => {
+                    w.unsupported = Some(if part == "streaming" {
+                        "a playlist, segments or several qualities are what a streaming package (HLS or DASH) holds; ask for one of them".into()
+                    } else {
+                        "the times asked for are what an analysis lists (silences, scene changes, black or frozen parts); ask for one of them".into()
+                    })
                 }
                 Intent::OutputName(n) => w.output_name = Some(n),
                 Intent::Thumb(t) => put!(thumb, t, named, "the frame to take"),
