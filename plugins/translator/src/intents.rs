@@ -221,6 +221,9 @@ pub enum Intent {
     Untouched {
         picture: bool,
     },
+    /// "the rest can go", "throw away everything before that": what a kept span leaves out,
+    /// said again (checked against the trims in `wants.rs`).
+    RestDiscarded,
     /// "but keep the video", "keep the sound": that stream must be in the output.
     Kept {
         picture: bool,
@@ -673,6 +676,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "untouched" => Some(Intent::Untouched {
             picture: arg(0) == "picture",
         }),
+        "rest-discarded" => Some(Intent::RestDiscarded),
         "kept" => Some(Intent::Kept {
             picture: arg(0) == "picture",
         }),

@@ -1153,6 +1153,30 @@ fn a_stream_said_to_be_kept_is_in_the_output() {
 }
 
 #[test]
+fn the_rest_thrown_away_agrees_with_what_is_kept() {
+    let a = argv(&task(
+        "I only want this video from second 4 until the end, throw away everything before that.",
+        &["clip.mp4"],
+    ));
+    // Kept from 4 s, with its sound ("only want this video" is not "only the video").
+    assert!(a.contains("-ss 4") && !a.contains("-an"), "{a}");
+    for said in [
+        "cut the first 3 seconds, throw away the rest",
+        "make it 720p, throw away the rest",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("rest away"), "{said}: {why}");
+    }
+}
+
+#[test]
+fn a_time_with_no_part_in_the_request_refuses() {
+    // Read "second 3 ... until 8": the 3 had been dropped and 0-8 kept.
+    let why = refused("corta do segundo 3 ate o 8", &["clip.mp4"]);
+    assert!(why.contains("3 s"), "{why}");
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

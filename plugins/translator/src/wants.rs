@@ -162,6 +162,7 @@ impl Wants {
         // takes them as its cut points (`split_points`).
         let mut times_said = Vec::new();
         let (mut split, mut part_count) = (false, None);
+        let mut rest_discarded = false;
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -289,6 +290,7 @@ impl Wants {
                 Intent::BlurFill => w.blur_fill = true,
                 Intent::Untouched { picture: false } => w.untouched.0 = true,
                 Intent::Untouched { picture: true } => w.untouched.1 = true,
+                Intent::RestDiscarded => rest_discarded = true,
                 Intent::Kept { picture: false } => w.kept.0 = true,
                 Intent::Kept { picture: true } => w.kept.1 = true,
                 Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
@@ -354,6 +356,26 @@ impl Wants {
             w.unsupported = Some(format!(
                 "it asks to change the picture laid over the video (\"{said}\"), and only its size, place and opacity can be set; the change would apply to the whole video"
             ));
+        }
+        // "from 0:03 to 0:08, the rest can go" says the trim again; beside a part removed
+        // ("cut the first 3 seconds, throw away the rest") it says the opposite of it.
+        if rest_discarded {
+            let keeps = |t: &Trim| {
+                matches!(
+                    t,
+                    Trim::KeepHead(_)
+                        | Trim::KeepTail(_)
+                        | Trim::Range(..)
+                        | Trim::Start(_)
+                        | Trim::End(_)
+                        | Trim::Duration(_)
+                )
+            };
+            if w.trims.is_empty() || !w.trims.iter().all(keeps) {
+                w.unsupported = Some(
+                    "it says to throw the rest away, and which part is kept cannot be told".into(),
+                );
+            }
         }
         // "2x faster, audio unchanged": the sound would follow the speed, against what was said.
         if w.untouched.0 && (w.touches_sound() || w.remove_audio) {
