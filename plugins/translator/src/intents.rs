@@ -307,6 +307,25 @@ pub enum Intent {
 impl Intent {
     /// Whether the intent asks for something by itself; modifiers ("top right", "small",
     /// "at 5s") only shape other intents.
+    /// Whether it is a change that could be meant for a part of the time only ("speed up the
+    /// first 5 seconds", "make the last 2 seconds black and white").
+    pub fn is_effect(&self) -> bool {
+        matches!(
+            self,
+            Intent::Speed(_)
+                | Intent::Timelapse
+                | Intent::Reverse
+                | Intent::Volume(_)
+                | Intent::AudioFilter(_)
+                | Intent::Grayscale
+                | Intent::VideoFilter(_)
+                | Intent::Denoise
+                | Intent::Rotate(_)
+                | Intent::Flip { .. }
+                | Intent::BlurRegion(..)
+        )
+    }
+
     /// Whether it changes the whole picture (its look, size, shape or orientation).
     pub fn changes_picture(&self) -> bool {
         matches!(
@@ -362,8 +381,21 @@ pub struct Understanding {
     pub loose: Vec<(String, Option<f64>)>,
     /// The clause (between separators and `@barrier` words) each of `heard` was said in.
     pub clause_of: Vec<usize>,
+    /// The files named in the instruction, each with its clause.
+    pub files_in: Vec<(usize, String)>,
+    /// Clauses holding a word that keeps or cuts a part ("keep", "trim", "cut"): a span said
+    /// there is a trim, not the reach of a change (`Wants::from`).
+    pub trim_verbs_in: Vec<usize>,
+}
+
+impl Understanding {
     /// Clauses that name a picture file ("logo.png").
-    pub picture_files_in: Vec<usize>,
+    pub fn picture_files_in(&self) -> impl Iterator<Item = usize> + '_ {
+        self.files_in
+            .iter()
+            .filter(|(_, f)| crate::media::is_picture_name(f))
+            .map(|(c, _)| *c)
+    }
 }
 
 impl Understanding {
@@ -384,6 +416,11 @@ impl Understanding {
             .collect()
     }
 }
+
+/// Words that keep or cut a part of the input.
+const TRIM_VERBS: &[&str] = &[
+    "keep", "keeping", "trim", "cut", "extract", "take", "grab", "clip", "snip", "save", "export",
+];
 
 pub fn understand(instruction: &str) -> Understanding {
     let tokens: Vec<Token> = tokenize(instruction);
@@ -406,10 +443,16 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .map(|h| h.used.first().map_or(0, |&i| clause[i]))
         .collect();
-    let picture_files_in = tokens
+    let files_in = tokens
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.kind == Tok::File && crate::media::is_picture_name(&t.norm))
+        .filter(|(_, t)| t.kind == Tok::File)
+        .map(|(i, t)| (clause[i], t.norm.clone()))
+        .collect();
+    let trim_verbs_in = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Tok::Word && TRIM_VERBS.contains(&t.norm.as_str()))
         .map(|(i, _)| clause[i])
         .collect();
     Understanding {
@@ -420,7 +463,8 @@ pub fn understand(instruction: &str) -> Understanding {
         unknown,
         loose,
         clause_of,
-        picture_files_in,
+        files_in,
+        trim_verbs_in,
     }
 }
 

@@ -1177,6 +1177,40 @@ fn a_time_with_no_part_in_the_request_refuses() {
 }
 
 #[test]
+fn a_change_to_part_of_the_time_is_not_a_trim() {
+    // Trimmed to the span with the change applied, the rest had been dropped.
+    for said in [
+        "speed up only the first 5 seconds",
+        "make only the first 3 seconds black and white",
+        "slow down the last 2 seconds",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("part of the time"), "{said}: {why}");
+    }
+    // A word that keeps or cuts makes the span a trim.
+    let a = argv(&task(
+        "keep the first 5 seconds and speed it up",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-t 5") && a.contains("setpts=PTS/2"), "{a}");
+}
+
+#[test]
+fn a_cut_said_of_another_input_is_not_made_to_the_main_one() {
+    let why = refused(
+        "trim song.mp3 to 5 seconds and add it as background music",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(why.contains("change song.mp3"), "{why}");
+    // Said of the main input, or a level of music mixed in, it is what was asked.
+    let a = argv(&task(
+        "cut clip.mp4 to 5 seconds and add song.mp3 as background music at 20% volume",
+        &["clip.mp4", "song.mp3"],
+    ));
+    assert!(a.contains("-t 5") && a.contains("volume=0.2"), "{a}");
+}
+
+#[test]
 fn only_right_after_what_it_limits() {
     let t = task("keep the first 5 seconds only", &["clip.mp4"]);
     assert!(argv(&t).contains("-t 5"), "{}", argv(&t));

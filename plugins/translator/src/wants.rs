@@ -345,7 +345,7 @@ impl Wants {
                 .iter()
                 .zip(&u.clause_of)
                 .find_map(|((i, words), c)| {
-                    let overlay_named = u.picture_files_in.contains(c)
+                    let overlay_named = u.picture_files_in().any(|pc| pc == *c)
                         || u.heard
                             .iter()
                             .zip(&u.clause_of)
@@ -376,6 +376,30 @@ impl Wants {
                     "it says to throw the rest away, and which part is kept cannot be told".into(),
                 );
             }
+        }
+        // "speed up only the first 5 seconds", "make the last 2 seconds black and white": a
+        // span said with a change and no word that keeps or cuts is that change's reach, not a
+        // trim; changes to a part of the time are not made, and trimming would drop the rest.
+        let scoped = u
+            .heard
+            .iter()
+            .zip(&u.clause_of)
+            .find_map(|((i, words), c)| {
+                let keeps = matches!(
+                    i,
+                    Intent::Trim(Trim::KeepHead(_) | Trim::KeepTail(_) | Trim::Range(..))
+                );
+                let with_effect = u
+                    .heard
+                    .iter()
+                    .zip(&u.clause_of)
+                    .any(|((e, _), ec)| ec == c && e.is_effect());
+                (keeps && with_effect && !u.trim_verbs_in.contains(c)).then_some(words)
+            });
+        if let Some(span) = scoped {
+            w.unsupported = Some(format!(
+                "it asks for a change to a part of the time only (\"{span}\"), which this translator does not do; keeping only that part would drop the rest"
+            ));
         }
         // "2x faster, audio unchanged": the sound would follow the speed, against what was said.
         if w.untouched.0 && (w.touches_sound() || w.remove_audio) {

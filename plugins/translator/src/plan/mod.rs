@@ -87,6 +87,25 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         return subtitles::convert(&w, &media, &key);
     }
     let main = choose::pick_main(&media);
+    // "trim song.mp3 to 5 seconds and add it as background music": a cut or a change said
+    // beside another input's name is that input's, and would be made to the main one.
+    for (c, name) in &u.files_in {
+        let other = media
+            .iter()
+            .any(|m| m.index != main.index && m.name().eq_ignore_ascii_case(name));
+        let changed = u.heard.iter().zip(&u.clause_of).find(|((i, _), ic)| {
+            *ic == c
+                && (matches!(i, crate::intents::Intent::Trim(_))
+                    || i.changes_picture()
+                    || (i.is_effect() && !matches!(i, crate::intents::Intent::Volume(_))))
+        });
+        if other && let Some(((_, words), _)) = changed {
+            return Err(PlanError::Unsupported(format!(
+                "it asks to change {name} (\"{words}\"), and only the main input ({}) is cut or changed; the change would be made to it",
+                main.name()
+            )));
+        }
+    }
     let join = choose::join(&media, main, &w)?;
     let target = choose::target_format(&w, &media);
     let mode = choose::mode(&w, main, target, &join)?;
