@@ -1125,6 +1125,10 @@ fn a_stream_said_to_be_left_as_it_is_is_not_changed() {
             "-c:a copy",
         ),
         ("make it louder but don't change the picture", "-c:v copy"),
+        (
+            "Pull the audio out of clip.mp4 as it is, without re-encoding it.",
+            "-vn -c:a copy",
+        ),
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(a.contains(has), "{said}: {a}");
