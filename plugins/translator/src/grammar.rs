@@ -129,6 +129,27 @@ pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
 /// rule used a word but that hold meaningful words, each as those words: a part of the request
 /// that would otherwise be dropped without a word. A clause counts as understood when any rule
 /// used a word of it ("trim the first 10 seconds": the rule took "first 10 seconds").
+/// Each token's clause: clauses are separated by punctuation and `@barrier` words ("and",
+/// "then").
+pub fn clause_numbers(tokens: &[Token]) -> Vec<usize> {
+    let lex = lexicon();
+    let mut n = 0;
+    tokens
+        .iter()
+        .map(|t| {
+            let barrier = t.kind == Tok::Sep
+                || (t.kind == Tok::Word
+                    && lex.classes["barrier"]
+                        .iter()
+                        .any(|p| p.len() == 1 && p[0] == t.norm));
+            if barrier {
+                n += 1;
+            }
+            n
+        })
+        .collect()
+}
+
 pub fn unaccounted_clauses<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     clauses_not_understood(tokens, hits, false)
 }
@@ -288,7 +309,8 @@ pub fn loose_values<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<(String, Option
 
 /// Words that change what is asked and that no rule used: `@negation` words always, and
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
-/// in" is a fade; "add 3 seconds" with nothing else understood is not).
+/// in" is a fade; "add 3 seconds" with nothing else understood is not), or for "only", right
+/// after one.
 pub fn dropped_meaning<T>(
     tokens: &[Token],
     hits: &[Hit<T>],
@@ -329,7 +351,10 @@ pub fn dropped_meaning<T>(
                 .enumerate()
                 .take_while(|(_, t)| !barrier(t))
                 .any(|(k, _)| owner[i + p.len() + k].is_some_and(&is_action));
-            if !leads_in {
+            // "the first 5 seconds only", Japanese "最初の5秒だけ": "only" right after what
+            // it limits.
+            let limits = *p == ["only"] && i > 0 && owner[i - 1].is_some_and(&is_action);
+            if !leads_in && !limits {
                 out.push(p.join(" "));
             }
             len = p.len();

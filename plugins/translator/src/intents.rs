@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use crate::grammar::{self, Grammar, Rule};
 use crate::numbers::{STANDARD_HEIGHTS, Value};
 use crate::pattern::{Cap, Capture};
-use crate::tokens::{Token, tokenize};
+use crate::tokens::{Tok, Token, tokenize};
 
 const TASK_TXT: &str = include_str!("../grammar/task.txt");
 
@@ -169,6 +169,10 @@ pub enum Intent {
     Unsupported(String),
     /// A named job of the host's recipe plugin (`src/recipes.rs`).
     Recipe(String),
+    /// What a named job gives, said beside it: a streaming package's playlist, segments and
+    /// qualities (`streaming`), the times an analysis lists (`analysis`). Refused without
+    /// that job (`recipes::setting`).
+    JobPart(String),
     OutputName(String),
     Thumb(Thumb),
     Frames(Frames),
@@ -194,6 +198,11 @@ pub enum Intent {
     Speech,
     /// Cut into parts of this many seconds, each its own file.
     Segment(f64),
+    /// Cut into parts, each its own file, at the times said beside it ("split it at 0:04 and
+    /// 0:07"; `wants.rs` gathers them).
+    Split,
+    /// "into 3 files": how many parts a split makes (checked against its times).
+    PartCount(u32),
     /// A subtitle file written in this format (`srt`, `vtt`, `ass`): converted, or taken out
     /// of a video.
     SubtitleFormat(String),
@@ -207,6 +216,21 @@ pub enum Intent {
     Crossfade(Option<f64>),
     /// Padding filled with the picture blurred ("a blurred background").
     BlurFill,
+    /// "the audio unchanged", "don't touch the picture": that stream is left as it is, so a
+    /// change to it contradicts the request (`wants.rs`).
+    Untouched {
+        picture: bool,
+    },
+    /// "the rest can go", "throw away everything before that": what a kept span leaves out,
+    /// said again (checked against the trims in `wants.rs`).
+    RestDiscarded,
+    /// "but keep the video", "keep the sound": that stream must be in the output.
+    Kept {
+        picture: bool,
+    },
+    /// An area of this size blurred, at the corner or side said ("blur a 300x200 area in the
+    /// top left corner"); the rest of the picture kept sharp.
+    BlurRegion(u32, u32),
     Reverse,
     Volume(Level),
     /// Degrees clockwise.
@@ -283,6 +307,44 @@ pub enum Intent {
 impl Intent {
     /// Whether the intent asks for something by itself; modifiers ("top right", "small",
     /// "at 5s") only shape other intents.
+    /// Whether it is a change that could be meant for a part of the time only ("speed up the
+    /// first 5 seconds", "make the last 2 seconds black and white").
+    pub fn is_effect(&self) -> bool {
+        matches!(
+            self,
+            Intent::Speed(_)
+                | Intent::Timelapse
+                | Intent::Reverse
+                | Intent::Volume(_)
+                | Intent::AudioFilter(_)
+                | Intent::Grayscale
+                | Intent::VideoFilter(_)
+                | Intent::Denoise
+                | Intent::Rotate(_)
+                | Intent::Flip { .. }
+                | Intent::BlurRegion(..)
+        )
+    }
+
+    /// Whether it changes the whole picture (its look, size, shape or orientation).
+    pub fn changes_picture(&self) -> bool {
+        matches!(
+            self,
+            Intent::Grayscale
+                | Intent::VideoFilter(_)
+                | Intent::Denoise
+                | Intent::Rotate(_)
+                | Intent::RotateHint(_)
+                | Intent::Flip { .. }
+                | Intent::Resize(_)
+                | Intent::Crop(_)
+                | Intent::Pad(_)
+                | Intent::Compress(_)
+                | Intent::BlurFill
+                | Intent::BlurRegion(..)
+        )
+    }
+
     pub fn is_action(&self) -> bool {
         !matches!(
             self,
@@ -317,6 +379,23 @@ pub struct Understanding {
     pub unknown: Vec<String>,
     /// Numbers no rule used (`grammar::loose_values`).
     pub loose: Vec<(String, Option<f64>)>,
+    /// The clause (between separators and `@barrier` words) each of `heard` was said in.
+    pub clause_of: Vec<usize>,
+    /// The files named in the instruction, each with its clause.
+    pub files_in: Vec<(usize, String)>,
+    /// Clauses holding a word that keeps or cuts a part ("keep", "trim", "cut"): a span said
+    /// there is a trim, not the reach of a change (`Wants::from`).
+    pub trim_verbs_in: Vec<usize>,
+}
+
+impl Understanding {
+    /// Clauses that name a picture file ("logo.png").
+    pub fn picture_files_in(&self) -> impl Iterator<Item = usize> + '_ {
+        self.files_in
+            .iter()
+            .filter(|(_, f)| crate::media::is_picture_name(f))
+            .map(|(c, _)| *c)
+    }
 }
 
 impl Understanding {
@@ -338,6 +417,11 @@ impl Understanding {
     }
 }
 
+/// Words that keep or cut a part of the input.
+const TRIM_VERBS: &[&str] = &[
+    "keep", "keeping", "trim", "cut", "extract", "take", "grab", "clip", "snip", "save", "export",
+];
+
 pub fn understand(instruction: &str) -> Understanding {
     let tokens: Vec<Token> = tokenize(instruction);
     let hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
@@ -354,6 +438,23 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
         .collect();
+    let clause = grammar::clause_numbers(&tokens);
+    let clause_of = hits
+        .iter()
+        .map(|h| h.used.first().map_or(0, |&i| clause[i]))
+        .collect();
+    let files_in = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Tok::File)
+        .map(|(i, t)| (clause[i], t.norm.clone()))
+        .collect();
+    let trim_verbs_in = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.kind == Tok::Word && TRIM_VERBS.contains(&t.norm.as_str()))
+        .map(|(i, _)| clause[i])
+        .collect();
     Understanding {
         heard,
         leftovers,
@@ -361,6 +462,9 @@ pub fn understand(instruction: &str) -> Understanding {
         unaccounted,
         unknown,
         loose,
+        clause_of,
+        files_in,
+        trim_verbs_in,
     }
 }
 
@@ -599,12 +703,31 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             })
             .filter(|n| (2..=1000).contains(n))
             .map(Intent::SegmentCount),
+        "split" => Some(Intent::Split),
+        "part-count" => values(caps)
+            .find_map(|(v, _)| match v {
+                Value::Num(n) => positive_int(*n),
+                _ => None,
+            })
+            .filter(|n| (2..=1000).contains(n))
+            .map(Intent::PartCount),
         "segment" => times(caps)
             .first()
             .copied()
             .filter(|t| *t >= 0.5)
             .map(Intent::Segment),
         "blur-fill" => Some(Intent::BlurFill),
+        "untouched" => Some(Intent::Untouched {
+            picture: arg(0) == "picture",
+        }),
+        "rest-discarded" => Some(Intent::RestDiscarded),
+        "kept" => Some(Intent::Kept {
+            picture: arg(0) == "picture",
+        }),
+        "blur-region" => match first {
+            Some((Value::Dim(w, h), _)) if *w > 0 && *h > 0 => Some(Intent::BlurRegion(*w, *h)),
+            _ => None,
+        },
         // Silence between two times, the rest of the sound and the whole length kept.
         "mute-head" => {
             let t = times(caps);
@@ -636,7 +759,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 Some((v, prev)) => level(v, prev, dir).map(Intent::Volume),
                 None if dir == 1 => Some(Intent::Volume(Level::Factor(2.0))),
                 None if dir == -1 => Some(Intent::Volume(Level::Factor(0.5))),
-                None => None,
+                // "quietly": the level the rule names.
+                None => arg_num(args, 1).map(|f| Intent::Volume(Level::Factor(f))),
             }
         }
         "rotate" | "rotate-hint" => {
@@ -757,6 +881,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 .map(Intent::Resize)
         }
         "noop" => Some(Intent::Noop),
+        "job-part" => Some(Intent::JobPart(arg(0).to_string())),
         "keep-aspect" => Some(Intent::KeepAspect),
         "fps" => match (arg(0), first) {
             ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),
@@ -858,9 +983,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "overlay-file" => caps
             .iter()
             .any(|c| match &c.cap {
-                Cap::File(f) => [".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".svg"]
-                    .iter()
-                    .any(|e| f.ends_with(e)),
+                Cap::File(f) => crate::media::is_picture_name(f),
                 _ => false,
             })
             .then_some(Intent::Overlay),

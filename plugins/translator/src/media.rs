@@ -151,3 +151,11 @@ pub fn ext(name: &str) -> Option<&str> {
         .map(|(_, e)| e)
         .filter(|e| !e.is_empty() && e.len() <= 5)
 }
+
+/// Whether a file name is a picture's ("logo.png"), by its extension.
+pub fn is_picture_name(name: &str) -> bool {
+    ext(name).is_some_and(|e| {
+        ["png", "jpg", "jpeg", "webp", "bmp", "gif", "svg"]
+            .contains(&e.to_ascii_lowercase().as_str())
+    })
+}

@@ -55,6 +55,8 @@ const SINGLES: &[&str] = &[
     "as opus",
     "as apng",
     "blur",
+    "blur a 300x200 area in the top left corner",
+    "split it at 1 and 1.5 seconds",
 ];
 
 const FIXTURES: &[&str] = &["clip.mp4", "short.mp4", "tone.wav", "image.png"];

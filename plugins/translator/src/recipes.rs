@@ -6,7 +6,7 @@
 use mediaforge_plugin::serde_json::{Value, json};
 use mediaforge_plugin::{Answer, OfferedRecipe, RecipeCall, Refusal};
 
-use crate::intents::{Intent, Understanding};
+use crate::intents::{Frames, Intent, Resize, Thumb, Understanding};
 
 /// `None`: no recipe was asked for. Otherwise the recipe call, or why it cannot be answered.
 pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Answer, Refusal>> {
@@ -71,16 +71,11 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
     let mut params = json!({});
     let mut others = Vec::new();
     for (intent, words) in &u.heard {
-        match intent {
-            Intent::Recipe(_) => {}
-            // "two-pass loudness normalisation to -16 LUFS": the target is the recipe's.
-            Intent::Normalize(target) if name == "loudness" => {
-                if let Some(i) = target {
-                    params["i"] = lufs(*i);
-                }
-            }
-            other if other.is_action() => others.push(format!("\"{words}\"")),
-            _ => {}
+        if !intent.is_action() || matches!(intent, Intent::Recipe(_)) {
+            continue;
+        }
+        if !setting(name, intent, &mut params) {
+            others.push(format!("\"{words}\""));
         }
     }
     if !others.is_empty() {
@@ -94,6 +89,65 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
         name: name.to_string(),
         params: Value::to_string(&params),
     })))
+}
+
+/// Whether `intent` is said of the recipe `name` itself, setting its parameter when it names
+/// one: "two-pass loudness normalisation to -16 LUFS" is the target, "HLS with 1080p and 720p"
+/// the ladder's rungs, "4 second segments" their length, "a sprite with a thumbnail every 5
+/// seconds" the storyboard's interval, "a waveform image 640x320" its size. Values outside
+/// the recipe's schema are not its settings (so they are refused, never clamped).
+fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
+    let streaming = name == "hls" || name == "dash";
+    match (name, intent) {
+        ("loudness", Intent::Normalize(target)) => {
+            if let Some(i) = target {
+                params["i"] = lufs(*i);
+            }
+            true
+        }
+        // The playlist, segments, several qualities: what a streaming package is; the times:
+        // what an analysis lists.
+        (_, Intent::JobPart(part)) => {
+            (part == "streaming" && streaming) || (part == "analysis" && name == "analyze")
+        }
+        // The picture a waveform is, one of it.
+        ("waveform", Intent::Frames(Frames::Count(1)) | Intent::Thumb(Thumb::Default)) => true,
+        (_, Intent::Resize(Resize::Short(h) | Resize::Height(h)))
+            if streaming && (144..=2160).contains(h) =>
+        {
+            let rungs = params["rungs"].as_array_mut();
+            match rungs {
+                Some(r) if r.contains(&json!(h)) => {}
+                Some(r) => r.push(json!(h)),
+                None => params["rungs"] = json!([h]),
+            }
+            if let Some(r) = params["rungs"].as_array_mut() {
+                r.sort_by_key(|v| std::cmp::Reverse(v.as_u64()));
+            }
+            true
+        }
+        (_, Intent::Segment(s)) if streaming && s.fract() == 0.0 && (1.0..=20.0).contains(s) => {
+            params["segment_s"] = json!(*s as u32);
+            true
+        }
+        // The thumbnails and the WebVTT file are what a storyboard is made of.
+        ("storyboard", Intent::Thumb(Thumb::Default)) => true,
+        ("storyboard", Intent::SubtitleFormat(f)) => f == "vtt",
+        ("storyboard", Intent::Frames(Frames::Every(s))) if (0.5..=600.0).contains(s) => {
+            params["interval_s"] = json!(s);
+            true
+        }
+        ("waveform", Intent::Resize(Resize::Dim(w, h)))
+            if (100..=8000).contains(w) && (50..=2000).contains(h) =>
+        {
+            params["width"] = json!(w);
+            params["height"] = json!(h);
+            true
+        }
+        // The picture the waveform recipe draws is a PNG.
+        ("waveform", Intent::Format { key, .. }) => key == "png",
+        _ => false,
+    }
 }
 
 /// The first unused words (`Understanding::leftovers`) holding a word of `@named_job`.

@@ -893,6 +893,359 @@ fn named_jobs_are_answered_with_their_recipe() {
 }
 
 #[test]
+fn what_is_said_of_a_recipe_sets_its_parameters() {
+    for (said, recipe, params) in [
+        (
+            "make an HLS stream with 1080p and 720p",
+            "hls",
+            r#"{"rungs":[1080,720]}"#,
+        ),
+        (
+            "package it as HLS, 360p and 720p, with 4 second segments and a master playlist",
+            "hls",
+            r#"{"rungs":[720,360],"segment_s":4}"#,
+        ),
+        ("a DASH file with several qualities", "dash", "{}"),
+        (
+            "MPEG-DASH please, the .mpd manifest and the segments",
+            "dash",
+            "{}",
+        ),
+        (
+            "one sprite image with a thumbnail every 5 seconds plus the matching .vtt file",
+            "storyboard",
+            r#"{"interval_s":5.0}"#,
+        ),
+        (
+            "a waveform image of the audio, 640x320",
+            "waveform",
+            r#"{"height":320,"width":640}"#,
+        ),
+        (
+            "音声ファイルの波形を1枚の画像として表示したいです。",
+            "waveform",
+            "{}",
+        ),
+        (
+            "Where are the scene changes? Just list the times, I'll split it myself.",
+            "analyze",
+            "{}",
+        ),
+    ] {
+        let (name, got) = recipe_of(said, &["clip.mp4"]);
+        assert_eq!((name.as_str(), got.as_str()), (recipe, params), "{said}");
+    }
+    // Outside the recipe's range, or not a setting of it: refused by name, never clamped.
+    for said in [
+        "make an HLS stream with 4320p and 720p",
+        "a storyboard with a vtt file and the first 5 seconds",
+    ] {
+        assert!(answer(said, &["clip.mp4"]).is_err(), "{said}");
+    }
+    // Said without a streaming package, what it would change cannot be told.
+    let why = refused("convert it to mp4 with a master playlist", &["clip.mp4"]);
+    assert!(why.contains("streaming package"), "{why}");
+    let why = refused("cut the first 2 seconds and list the times", &["clip.mp4"]);
+    assert!(why.contains("analysis"), "{why}");
+}
+
+#[test]
+fn a_split_cuts_at_the_times_said() {
+    for said in [
+        "split it at 3 and 7 seconds",
+        "Split it into separate files at these times: 0:00-0:03, 0:03-0:07 and 0:07 to the end.",
+        "divide em 3 arquivos: do início até 3s, de 3s até 7s, e de 7s até o fim",
+        "2秒と6秒の位置でぶんかつして、3つのファイルにしてほしいです。",
+    ] {
+        let t = task(said, &["clip.mp4"]);
+        let a = argv(&t);
+        assert!(a.contains("-f segment -segment_times"), "{said}: {a}");
+        assert!(file(&t).contains("%03d"), "{said}: {a}");
+        assert!(!a.contains("-ss ") && !a.contains("-t "), "{said}: {a}");
+    }
+    let a = argv(&task(
+        "split clip.mp4 into two files at 0:04, the first from the start to 0:04, the second from 0:04 to the end",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("-force_key_frames 4 -f segment -segment_times 4 "),
+        "{a}"
+    );
+    // Never cut elsewhere than said: a count that does not fit, parts that leave a gap, no
+    // time at all, a time past the end.
+    for (said, why) in [
+        ("split it into 3 files at 4 seconds", "3 parts"),
+        (
+            "split it into files: 0:00-0:03 and 0:05-0:07",
+            "out of every file",
+        ),
+        ("split it into separate files", "where to cut"),
+        ("split it at 4 and 12 seconds", "only 10 s long"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    // Equal parts are still equal parts.
+    assert!(argv(&task("cut it into 4 equal parts", &["clip.mp4"])).contains("-segment_time 2.5"));
+}
+
+#[test]
+fn an_inputs_own_format_named_first_is_not_the_output() {
+    // "mkvをmp4に" reads "make mkv mp4": the mkv is the input, the output the mp4.
+    assert!(file(&task("make mkv mp4", &["subbed.mkv"])).ends_with(".mp4"));
+    // Alone, an input's own format is still the output's ("convert it to mp4" of an mp4).
+    assert!(file(&task("convert it to mp4 at 480p", &["clip.mp4"])).ends_with(".mp4"));
+}
+
+#[test]
+fn a_picture_made_into_a_video_needs_a_picture() {
+    for inputs in [&["song.mp3"][..], &["clip.mp4"]] {
+        let why = refused("turn the picture into a video", inputs);
+        assert!(why.contains("not a picture"), "{why}");
+    }
+    assert!(file(&task("turn the picture into a video", &["image.png"])).ends_with(".mp4"));
+    let a = argv(&task(
+        "make a video from image.png and song.mp3, the picture stays on screen while the whole song plays",
+        &["image.png", "song.mp3"],
+    ));
+    assert!(a.contains("-loop 1") && a.contains("-map 1:a:0"), "{a}");
+}
+
+#[test]
+fn a_fade_over_the_first_or_last_seconds_is_not_a_trim() {
+    let a = argv(&task(
+        "fade in from black over the first second and fade it out to black over the last second",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("fade=t=in:st=0:d=1,fade=t=out:st=9:d=1"), "{a}");
+    assert!(!a.contains("-t ") && !a.contains("-ss "), "{a}");
+}
+
+#[test]
+fn what_is_not_needed_is_left_out() {
+    for (said, has) in [
+        (
+            "make it a timelapse, 5x faster, I don't need any audio",
+            "-an",
+        ),
+        ("speed it up 2x, the sound isn't needed", "-an"),
+        ("el audio en mp3, el video no me sirve", "-vn"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(has), "{said}: {a}");
+    }
+    // Said of something else, "don't need" is not dropped.
+    let why = refused(
+        "I don't need the video to be long, cut the first 5 seconds",
+        &["clip.mp4"],
+    );
+    assert!(why.contains("dont"), "{why}");
+}
+
+#[test]
+fn subtitles_not_burnt_in_are_a_track() {
+    for said in [
+        "add the subtitles, not burnt in",
+        "Je veux les sous-titres activables (pas incrustés) dans un MP4 lisible sur iPhone.",
+    ] {
+        let a = argv(&task(said, &["clip.mp4", "subs.srt"]));
+        assert!(
+            a.contains("-c:s mov_text") && !a.contains("subtitles="),
+            "{said}: {a}"
+        );
+    }
+}
+
+#[test]
+fn an_area_is_blurred_where_it_is_said_and_nothing_else() {
+    let a = argv(&task(
+        "blur a 300x200 area in the top right corner",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("crop=300:200:980:0,gblur=sigma=20[rb2];[rb0][rb2]overlay=980:0"),
+        "{a}"
+    );
+    // A place said beside a change of the whole picture had been dropped ("blur the top left
+    // corner" blurred all of it; "blur a 300x200 area" scaled the picture to 300x200).
+    for said in [
+        "blur the top left corner",
+        "blur the bottom of the video",
+        "make the top right black and white",
+        "blur a 300x200 area",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(
+            why.contains("place in the picture") || why.contains("where the area"),
+            "{said}: {why}"
+        );
+    }
+}
+
+#[test]
+fn a_change_said_of_the_logo_is_not_made_to_the_video() {
+    for said in [
+        "put the logo in the top right and make the logo black and white",
+        "make the logo smaller and put it in the top right",
+        "add the logo in the top right, rotate the logo 90 degrees",
+        "put logo.png in the corner and make logo.png black and white",
+    ] {
+        let why = refused(said, &["clip.mp4", "logo.png"]);
+        assert!(why.contains("laid over the video"), "{said}: {why}");
+    }
+    // Its size, place and opacity are its own; the video's changes in their own clauses.
+    let a = argv(&task(
+        "put a small logo in the top right, and make the video black and white",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay") && a.contains("hue=s=0"), "{a}");
+    // Louder beside music mixed in: the music's or the voice's cannot be told.
+    let why = refused(
+        "make the voice louder and add song.mp3 as background music",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(why.contains("which sound"), "{why}");
+}
+
+#[test]
+fn a_stream_said_to_be_left_as_it_is_is_not_changed() {
+    // The sound had followed the speed, against "audio unchanged".
+    for said in [
+        "make it 2x faster, audio unchanged",
+        "speed up the video but keep the audio at normal speed",
+        "make it black and white, leave the picture as is",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("leave it as it is"), "{said}: {why}");
+    }
+    for (said, has) in [
+        ("cut the first 3 seconds, keep the audio as is", "-c:a copy"),
+        (
+            "make it black and white, don't touch the audio",
+            "-c:a copy",
+        ),
+        ("make it louder but don't change the picture", "-c:v copy"),
+        (
+            "Pull the audio out of clip.mp4 as it is, without re-encoding it.",
+            "-vn -c:a copy",
+        ),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(has), "{said}: {a}");
+    }
+}
+
+#[test]
+fn a_stream_said_to_be_kept_is_in_the_output() {
+    for (said, why) in [
+        ("convert to mp3 but keep the video", "keep the picture"),
+        (
+            "make a gif of the first 2 seconds but keep the sound",
+            "keep the sound",
+        ),
+        // Which side of the time "cut after" keeps cannot be told.
+        ("cut the video after 5 seconds", "cut after"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    let a = argv(&task(
+        "cut the first 3 seconds but keep the audio",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 3") && a.contains("-c:a copy"), "{a}");
+}
+
+#[test]
+fn the_rest_thrown_away_agrees_with_what_is_kept() {
+    let a = argv(&task(
+        "I only want this video from second 4 until the end, throw away everything before that.",
+        &["clip.mp4"],
+    ));
+    // Kept from 4 s, with its sound ("only want this video" is not "only the video").
+    assert!(a.contains("-ss 4") && !a.contains("-an"), "{a}");
+    for said in [
+        "cut the first 3 seconds, throw away the rest",
+        "make it 720p, throw away the rest",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("rest away"), "{said}: {why}");
+    }
+}
+
+#[test]
+fn a_time_with_no_part_in_the_request_refuses() {
+    // Read "second 3 ... until 8": the 3 had been dropped and 0-8 kept.
+    let why = refused("corta do segundo 3 ate o 8", &["clip.mp4"]);
+    assert!(why.contains("3 s"), "{why}");
+}
+
+#[test]
+fn a_change_to_part_of_the_time_is_not_a_trim() {
+    // Trimmed to the span with the change applied, the rest had been dropped.
+    for said in [
+        "speed up only the first 5 seconds",
+        "make only the first 3 seconds black and white",
+        "slow down the last 2 seconds",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("part of the time"), "{said}: {why}");
+    }
+    // A word that keeps or cuts makes the span a trim.
+    let a = argv(&task(
+        "keep the first 5 seconds and speed it up",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-t 5") && a.contains("setpts=PTS/2"), "{a}");
+}
+
+#[test]
+fn a_cut_said_of_another_input_is_not_made_to_the_main_one() {
+    let why = refused(
+        "trim song.mp3 to 5 seconds and add it as background music",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(why.contains("change song.mp3"), "{why}");
+    // Said of the main input, or a level of music mixed in, it is what was asked.
+    let a = argv(&task(
+        "cut clip.mp4 to 5 seconds and add song.mp3 as background music at 20% volume",
+        &["clip.mp4", "song.mp3"],
+    ));
+    assert!(a.contains("-t 5") && a.contains("volume=0.2"), "{a}");
+}
+
+#[test]
+fn only_right_after_what_it_limits() {
+    let t = task("keep the first 5 seconds only", &["clip.mp4"]);
+    assert!(argv(&t).contains("-t 5"), "{}", argv(&t));
+    // Left over with nothing understood beside it, it still refuses.
+    let why = refused("make it 720p, only", &["clip.mp4"]);
+    assert!(why.contains("only"), "{why}");
+}
+
+#[test]
+fn music_mixed_in_takes_the_level_asked_for() {
+    // The level is the music's, not the whole mix's (that had lowered the voice too).
+    for (said, level) in [
+        (
+            "add song.mp3 as background music at 20% volume",
+            "[1:a]volume=0.2[added]",
+        ),
+        (
+            "add song.mp3 as background music, quietly",
+            "[1:a]volume=0.25[added]",
+        ),
+        ("mix song.mp3 in", "[1:a]volume=0.5[added]"),
+    ] {
+        let graph = task(said, &["clip.mp4", "song.mp3"])
+            .filter_complex
+            .unwrap_or_default();
+        assert!(graph.contains(level), "{said}: {graph}");
+        assert!(!graph.contains("normalize=0,volume"), "{said}: {graph}");
+    }
+}
+
+#[test]
 fn a_recipe_is_never_half_of_the_answer() {
     // Something else asked beside a recipe is refused by name, not dropped.
     let why = answer("make it streamable and add a fade in", &["clip.mp4"]).unwrap_err();

@@ -74,6 +74,12 @@ pub struct Wants {
     pub color: Option<String>,
     /// Padding filled with the picture itself, scaled up and blurred, instead of a colour.
     pub blur_fill: bool,
+    /// Streams said to be left as they are: (sound, picture).
+    pub untouched: (bool, bool),
+    /// Streams said to be kept in the output: (sound, picture).
+    pub kept: (bool, bool),
+    /// An area blurred: (width, height), at `corner`.
+    pub blur_region: Option<(u32, u32)>,
     pub at: Option<f64>,
     pub loose_time: Option<f64>,
     /// Parts of this many seconds, each its own file.
@@ -90,6 +96,8 @@ pub struct Wants {
     pub keep_size: bool,
     /// Parts of equal length, this many.
     pub segment_count: Option<u32>,
+    /// Parts cut at these times (seconds, ascending), each its own file.
+    pub split_at: Vec<f64>,
     /// Clips joined by crossfades of this length.
     pub crossfade: Option<f64>,
     /// Settings named twice with different values ("720p ... 480p"): which one was meant
@@ -144,6 +152,17 @@ impl Wants {
     pub fn from(u: &Understanding) -> Wants {
         let mut w = Wants::default();
         let mut slots = Slots::default();
+        // A single-valued want: `set` on its slot, a conflict recorded.
+        macro_rules! put {
+            ($slot:ident, $value:expr, $named:expr, $what:literal) => {
+                set(&mut slots.$slot, $value, $named, $what, &mut w.conflicts)
+            };
+        }
+        // Every time said with no role of its own, and whether a split was asked for: a split
+        // takes them as its cut points (`split_points`).
+        let mut times_said = Vec::new();
+        let (mut split, mut part_count) = (false, None);
+        let mut rest_discarded = false;
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -151,21 +170,18 @@ impl Wants {
                 Intent::Unsupported(why) => w.unsupported = Some(why),
                 // Answered (or refused) before a task is planned: `crate::recipes`.
                 Intent::Recipe(_) => {}
+                // Said of a named job, but none was asked for (it would have been answered
+                // with its recipe): what it should change cannot be told.
+                Intent::JobPart(part) => {
+                    w.unsupported = Some(if part == "streaming" {
+                        "a playlist, segments or several qualities are what a streaming package (HLS or DASH) holds; ask for one of them".into()
+                    } else {
+                        "the times asked for are what an analysis lists (silences, scene changes, black or frozen parts); ask for one of them".into()
+                    })
+                }
                 Intent::OutputName(n) => w.output_name = Some(n),
-                Intent::Thumb(t) => set(
-                    &mut slots.thumb,
-                    t,
-                    named,
-                    "the frame to take",
-                    &mut w.conflicts,
-                ),
-                Intent::Frames(f) => set(
-                    &mut slots.frames,
-                    f,
-                    named,
-                    "how many frames to take",
-                    &mut w.conflicts,
-                ),
+                Intent::Thumb(t) => put!(thumb, t, named, "the frame to take"),
+                Intent::Frames(f) => put!(frames, f, named, "how many frames to take"),
                 Intent::Fade {
                     kind,
                     secs,
@@ -184,30 +200,18 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => set(&mut slots.speed, s, named, "speeds", &mut w.conflicts),
+                Intent::Speed(s) => put!(speed, s, named, "speeds"),
                 Intent::Timelapse => {
-                    set(&mut slots.speed, 8.0, false, "speeds", &mut w.conflicts);
+                    put!(speed, 8.0, false, "speeds");
                     w.remove_audio = true;
                 }
-                Intent::Segment(secs) => set(
-                    &mut slots.segment,
-                    secs,
-                    named,
-                    "part lengths",
-                    &mut w.conflicts,
-                ),
+                Intent::Segment(secs) => put!(segment, secs, named, "part lengths"),
                 Intent::NoReencode => w.no_reencode = true,
                 Intent::RotateHint(d) => w.rotate_hint = Some(d),
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
-                Intent::SegmentCount(n) => set(
-                    &mut slots.segment_count,
-                    n,
-                    named,
-                    "part counts",
-                    &mut w.conflicts,
-                ),
+                Intent::SegmentCount(n) => put!(segment_count, n, named, "part counts"),
                 // A crossfade is between clips: they are joined.
                 // 0: no length named yet (settled below).
                 Intent::Crossfade(secs) => {
@@ -221,73 +225,31 @@ impl Wants {
                 }
                 Intent::Speech => {
                     // What speech recognition needs: named, as if with its numbers.
-                    set(
-                        &mut slots.sample_rate,
-                        16000,
-                        true,
-                        "sample rates",
-                        &mut w.conflicts,
-                    );
-                    set(
-                        &mut slots.channels,
-                        1,
-                        true,
-                        "channel counts",
-                        &mut w.conflicts,
-                    );
+                    put!(sample_rate, 16000, true, "sample rates");
+                    put!(channels, 1, true, "channel counts");
                 }
                 Intent::Reverse => w.reverse = true,
-                Intent::Volume(l) => set(&mut slots.volume, l, named, "volumes", &mut w.conflicts),
+                Intent::Volume(l) => put!(volume, l, named, "volumes"),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
                 Intent::Flip { horizontal: true } => w.hflip = true,
                 Intent::Flip { horizontal: false } => w.vflip = true,
-                Intent::Crop(c) => set(&mut slots.crop, c, named, "crops", &mut w.conflicts),
+                Intent::Crop(c) => put!(crop, c, named, "crops"),
                 // The first padding named wins: "pad to a square with black bars".
                 Intent::Pad(p) => {
                     w.pad.get_or_insert(p);
                 }
-                Intent::Resize(r) => set(&mut slots.resize, r, named, "sizes", &mut w.conflicts),
+                Intent::Resize(r) => put!(resize, r, named, "sizes"),
                 Intent::KeepAspect => w.keep_aspect = true,
-                Intent::Fps(f) => set(&mut slots.fps, f, named, "frame rates", &mut w.conflicts),
+                Intent::Fps(f) => put!(fps, f, named, "frame rates"),
                 Intent::FpsFactor(f) => w.fps_factor = Some(f),
-                Intent::Channels(c) => set(
-                    &mut slots.channels,
-                    c,
-                    named,
-                    "channel counts",
-                    &mut w.conflicts,
-                ),
-                Intent::SampleRate(r) => set(
-                    &mut slots.sample_rate,
-                    r,
-                    named,
-                    "sample rates",
-                    &mut w.conflicts,
-                ),
+                Intent::Channels(c) => put!(channels, c, named, "channel counts"),
+                Intent::SampleRate(r) => put!(sample_rate, r, named, "sample rates"),
                 Intent::Normalize(l) => w.normalize = Some(l),
-                Intent::AudioBitrate(b) => set(
-                    &mut slots.abitrate,
-                    b,
-                    named,
-                    "audio bit rates",
-                    &mut w.conflicts,
-                ),
-                Intent::VideoBitrate(b) => set(
-                    &mut slots.vbitrate,
-                    b,
-                    named,
-                    "video bit rates",
-                    &mut w.conflicts,
-                ),
-                Intent::TargetSize(b) => set(
-                    &mut slots.target_size,
-                    b,
-                    named,
-                    "file sizes",
-                    &mut w.conflicts,
-                ),
+                Intent::AudioBitrate(b) => put!(abitrate, b, named, "audio bit rates"),
+                Intent::VideoBitrate(b) => put!(vbitrate, b, named, "video bit rates"),
+                Intent::TargetSize(b) => put!(target_size, b, named, "file sizes"),
                 Intent::TargetFactor(f) => w.target_factor = Some(f),
-                Intent::Crf(c) => set(&mut slots.crf, c, named, "qualities", &mut w.conflicts),
+                Intent::Crf(c) => put!(crf, c, named, "qualities"),
                 Intent::Compress(s) => {
                     // "compress it a lot" may also match plain "compress": keep the strongest word.
                     if w.compress.is_none_or(|old| old == Strength::Normal) {
@@ -307,49 +269,57 @@ impl Wants {
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
-                Intent::Repeat(n) => set(
-                    &mut slots.repeat,
-                    n,
-                    named,
-                    "repeat counts",
-                    &mut w.conflicts,
-                ),
+                Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
                 Intent::Subtitles { burn } => w.subtitles = Some(burn || w.subtitles == Some(true)),
-                Intent::AudioCodec(c) => set(
-                    &mut slots.acodec,
-                    c,
-                    named,
-                    "audio codecs",
-                    &mut w.conflicts,
-                ),
+                Intent::AudioCodec(c) => put!(acodec, c, named, "audio codecs"),
                 Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
                 Intent::Format { key, how } => w.formats.push((key, how)),
                 Intent::Corner(c) => w.corner = Some(c),
                 Intent::Color(c) => w.color = Some(c),
-                Intent::At(t) => w.at = Some(t),
-                Intent::LooseTime(t) => w.loose_time = Some(t),
+                Intent::At(t) => {
+                    times_said.push(t);
+                    w.at = Some(t)
+                }
+                Intent::LooseTime(t) => {
+                    times_said.push(t);
+                    w.loose_time = Some(t)
+                }
+                Intent::Split => split = true,
+                Intent::PartCount(n) => part_count = Some(n),
                 Intent::BlurFill => w.blur_fill = true,
+                Intent::Untouched { picture: false } => w.untouched.0 = true,
+                Intent::Untouched { picture: true } => w.untouched.1 = true,
+                Intent::RestDiscarded => rest_discarded = true,
+                Intent::Kept { picture: false } => w.kept.0 = true,
+                Intent::Kept { picture: true } => w.kept.1 = true,
+                Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
                 Intent::Noop => {}
             }
         }
-        w.thumb = slots.thumb.map(|(v, _)| v);
-        w.frames = slots.frames.map(|(v, _)| v);
-        w.speed = slots.speed.map(|(v, _)| v);
-        w.segment = slots.segment.map(|(v, _)| v);
-        w.segment_count = slots.segment_count.map(|(v, _)| v);
-        w.volume = slots.volume.map(|(v, _)| v);
-        w.crop = slots.crop.map(|(v, _)| v);
-        w.resize = slots.resize.map(|(v, _)| v);
-        w.fps = slots.fps.map(|(v, _)| v);
-        w.channels = slots.channels.map(|(v, _)| v);
-        w.sample_rate = slots.sample_rate.map(|(v, _)| v);
-        w.abitrate = slots.abitrate.map(|(v, _)| v);
-        w.vbitrate = slots.vbitrate.map(|(v, _)| v);
-        w.target_size = slots.target_size.map(|(v, _)| v);
-        w.crf = slots.crf.map(|(v, _)| v);
-        w.repeat = slots.repeat.map(|(v, _)| v);
-        w.acodec = slots.acodec.map(|(v, _)| v);
+        // The slots' values, whether named or implied.
+        macro_rules! take {
+            ($($slot:ident),*) => { $(w.$slot = slots.$slot.map(|(v, _)| v);)* };
+        }
+        take!(
+            thumb,
+            frames,
+            speed,
+            segment,
+            segment_count,
+            volume,
+            crop,
+            resize,
+            fps,
+            channels,
+            sample_rate,
+            abitrate,
+            vbitrate,
+            target_size,
+            crf,
+            repeat,
+            acodec
+        );
         // "a 2 second fade in at the start and fade out at the end": one length named for the
         // fades is the length of every fade that names none.
         let named: Vec<f64> = w.fades.iter().filter_map(|f| f.1).collect();
@@ -366,6 +336,82 @@ impl Wants {
             if w.segment.is_some() {
                 w.loose_time = None;
             }
+        }
+        // "make the logo black and white": a change said of the picture laid over the video
+        // would be made to the whole video; only the overlay's size, place and opacity are set.
+        if w.overlay
+            && let Some(said) = u
+                .heard
+                .iter()
+                .zip(&u.clause_of)
+                .find_map(|((i, words), c)| {
+                    let overlay_named = u.picture_files_in().any(|pc| pc == *c)
+                        || u.heard
+                            .iter()
+                            .zip(&u.clause_of)
+                            .any(|((o, _), oc)| oc == c && *o == Intent::Overlay);
+                    (overlay_named && i.changes_picture()).then_some(words)
+                })
+        {
+            w.unsupported = Some(format!(
+                "it asks to change the picture laid over the video (\"{said}\"), and only its size, place and opacity can be set; the change would apply to the whole video"
+            ));
+        }
+        // "from 0:03 to 0:08, the rest can go" says the trim again; beside a part removed
+        // ("cut the first 3 seconds, throw away the rest") it says the opposite of it.
+        if rest_discarded {
+            let keeps = |t: &Trim| {
+                matches!(
+                    t,
+                    Trim::KeepHead(_)
+                        | Trim::KeepTail(_)
+                        | Trim::Range(..)
+                        | Trim::Start(_)
+                        | Trim::End(_)
+                        | Trim::Duration(_)
+                )
+            };
+            if w.trims.is_empty() || !w.trims.iter().all(keeps) {
+                w.unsupported = Some(
+                    "it says to throw the rest away, and which part is kept cannot be told".into(),
+                );
+            }
+        }
+        // "speed up only the first 5 seconds", "make the last 2 seconds black and white": a
+        // span said with a change and no word that keeps or cuts is that change's reach, not a
+        // trim; changes to a part of the time are not made, and trimming would drop the rest.
+        let scoped = u
+            .heard
+            .iter()
+            .zip(&u.clause_of)
+            .find_map(|((i, words), c)| {
+                let keeps = matches!(
+                    i,
+                    Intent::Trim(Trim::KeepHead(_) | Trim::KeepTail(_) | Trim::Range(..))
+                );
+                let with_effect = u
+                    .heard
+                    .iter()
+                    .zip(&u.clause_of)
+                    .any(|((e, _), ec)| ec == c && e.is_effect());
+                (keeps && with_effect && !u.trim_verbs_in.contains(c)).then_some(words)
+            });
+        if let Some(span) = scoped {
+            w.unsupported = Some(format!(
+                "it asks for a change to a part of the time only (\"{span}\"), which this translator does not do; keeping only that part would drop the rest"
+            ));
+        }
+        // "2x faster, audio unchanged": the sound would follow the speed, against what was said.
+        if w.untouched.0 && (w.touches_sound() || w.remove_audio) {
+            w.unsupported =
+                Some("it asks both to change the sound and to leave it as it is".into());
+        }
+        if w.untouched.1 && (w.touches_picture() || w.extract_audio) {
+            w.unsupported =
+                Some("it asks both to change the picture and to leave it as it is".into());
+        }
+        if split || part_count.is_some() || (w.segment_count.is_some() && !times_said.is_empty()) {
+            w.split_points(times_said, part_count);
         }
         if w.rotate == 0
             && let Some(d) = w.rotate_hint
@@ -435,11 +481,92 @@ impl Wants {
         w
     }
 
+    /// "split it at 0:04 and 0:07", "0:00-0:03, 0:03-0:07 and 0:07 to the end, as separate
+    /// files", "into two files at 0:04": the times said (and the parts' bounds) are the cut
+    /// points, unless the parts have a length. Parts named that leave a gap, a count of parts
+    /// that does not fit the times, or a split with no time at all are refused: cutting
+    /// elsewhere would answer another request.
+    fn split_points(&mut self, said: Vec<f64>, part_count: Option<u32>) {
+        if self.segment.is_some() {
+            return;
+        }
+        let mut points = said;
+        // A part's bounds: (start, end), `None` for the end of the input.
+        let mut parts = Vec::new();
+        for t in &self.trims {
+            let (a, b) = match *t {
+                Trim::Range(a, b) => (a, Some(b)),
+                Trim::Start(a) => (a, None),
+                Trim::End(b) | Trim::KeepHead(b) => (0.0, Some(b)),
+                _ => {
+                    self.unsupported =
+                        Some("it asks both to split the input and to cut part of it away".into());
+                    return;
+                }
+            };
+            points.push(a);
+            points.extend(b);
+            parts.push((a, b));
+        }
+        points.retain(|t| *t > 0.0);
+        points.sort_by(f64::total_cmp);
+        points.dedup_by(|a, b| (*a - *b).abs() < 0.001);
+        let count = part_count.or(self.segment_count);
+        if points.is_empty() {
+            if self.segment_count.is_none() {
+                self.unsupported = Some("it asks for a split but not where to cut".into());
+            }
+            return;
+        }
+        if count.is_some_and(|n| n as usize != points.len() + 1) {
+            self.unsupported = Some(format!(
+                "it asks for {} parts but names {} cut {}",
+                count.unwrap_or(0),
+                points.len(),
+                if points.len() == 1 { "point" } else { "points" }
+            ));
+            return;
+        }
+        // Parts named by their bounds must be the parts the cuts make, none left out.
+        let bounds: Vec<Option<f64>> = std::iter::once(Some(0.0))
+            .chain(points.iter().map(|p| Some(*p)))
+            .chain(std::iter::once(None))
+            .collect();
+        let same = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => (x - y).abs() < 0.001,
+            (None, None) => true,
+            _ => false,
+        };
+        if !parts.is_empty()
+            && !bounds.windows(2).all(|w| {
+                parts
+                    .iter()
+                    .any(|(a, b)| same(Some(*a), w[0]) && same(*b, w[1]))
+            })
+        {
+            self.unsupported =
+                Some("the parts it names leave part of the input out of every file".into());
+            return;
+        }
+        if self.thumb.is_some() || self.frames.is_some() {
+            self.unsupported = Some(
+                "a split makes several files of one kind: ask for the pictures on their own".into(),
+            );
+            return;
+        }
+        self.split_at = points;
+        self.segment_count = None;
+        self.trims.clear();
+        self.at = None;
+        self.loose_time = None;
+    }
+
     /// Whether the picture itself changes (so video cannot be stream-copied).
     pub fn touches_picture(&self) -> bool {
         // Parts cut at exact times need key frames there: the picture is encoded.
         self.segment.is_some()
             || self.segment_count.is_some()
+            || !self.split_at.is_empty()
             || !self.extends.is_empty()
             || self.subtitles == Some(true)
             || self.crop.is_some()
@@ -450,6 +577,7 @@ impl Wants {
             || self.vflip
             || self.grayscale
             || self.denoise
+            || self.blur_region.is_some()
             || !self.vfilters.is_empty()
             || self.fps.is_some()
             || self.fps_factor.is_some()
@@ -467,6 +595,7 @@ impl Wants {
             || self.hflip
             || self.vflip
             || self.grayscale
+            || self.blur_region.is_some()
             || !self.vfilters.is_empty()
             || self.fps.is_some()
             || self.fps_factor.is_some()

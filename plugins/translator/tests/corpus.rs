@@ -8,7 +8,8 @@
 //!
 //! `cargo test -p translator --test corpus -- --ignored --nocapture`; `PART=dev` runs one
 //! part, `CASE=id1,id2` some cases, `CORPUS_OUT=file.json` writes every verdict (the measuring
-//! part's misses are printed only with `SHOW_MEASURE=1`).
+//! part's misses are printed only with `SHOW_MEASURE=1`); `HELD_OUT=file.json` judges a held-out
+//! set (`tests/held-out/`) instead.
 
 mod support;
 
@@ -63,7 +64,15 @@ fn offered() -> Vec<OfferedRecipe> {
         .collect()
 }
 
+/// The corpus's cases, or with `HELD_OUT=file.json` the cases of one held-out set (judged by the
+/// same checks, as part `held-out`).
 fn cases() -> Vec<Value> {
+    if let Ok(file) = std::env::var("HELD_OUT") {
+        let j: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let mut cases = j["cases"].as_array().unwrap().clone();
+        cases.iter_mut().for_each(|c| c["part"] = json!("held-out"));
+        return cases;
+    }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -205,7 +214,8 @@ fn judge(case: &Value, fixtures: &Path, work: &Path) -> (Verdict, String) {
     let files = outputs(&task, &out);
     let bad = check_outputs(expect, &files, &fixtures.join(inputs[0]));
     if bad.is_empty() {
-        (Verdict::Right, String::new())
+        // The command, for judging by hand what the checks cannot see (`CORPUS_OUT`).
+        (Verdict::Right, format!("argv: {argv:?}"))
     } else {
         (
             Verdict::Wrong,

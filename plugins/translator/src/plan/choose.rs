@@ -101,15 +101,22 @@ pub fn join<'m>(media: &'m [Media<'m>], main: &'m Media<'m>, w: &Wants) -> Plann
     Ok(Join::None)
 }
 
-/// The output format asked for: the last one named with "to"/"as"/…, else the output file
-/// name's, else the last one named that is not an input's own format.
+/// The output format asked for: the last one named with "to"/"as"/… that is not an input's
+/// own format, else the output file name's, else the last one named that is not an input's
+/// own format, else an input's own format named with "to"/"as"/… ("make mkv mp4", the reading
+/// of "mkvをmp4に", names the input first: the output is the mp4).
 pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
-    if let Some((k, _)) = w
-        .formats
+    let input_keys: Vec<&str> = media
         .iter()
-        .rev()
-        .find(|(_, how)| *how == FormatHow::Target)
-    {
+        .filter_map(|m| m.format.map(|f| f.key))
+        .collect();
+    let targets = || {
+        w.formats
+            .iter()
+            .rev()
+            .filter(|(_, how)| *how == FormatHow::Target)
+    };
+    if let Some((k, _)) = targets().find(|(k, _)| !input_keys.contains(&k.as_str())) {
         return formats::format(k);
     }
     if let Some(f) = w
@@ -120,10 +127,17 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
     {
         return Some(f);
     }
-    let input_keys: Vec<&str> = media
+    if let Some((k, _)) = w
+        .formats
         .iter()
-        .filter_map(|m| m.format.map(|f| f.key))
-        .collect();
+        .rev()
+        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()))
+    {
+        return formats::format(k);
+    }
+    if let Some((k, _)) = targets().next() {
+        return formats::format(k);
+    }
     let mention = w
         .formats
         .iter()
@@ -146,6 +160,14 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
 }
 
 pub fn mode(w: &Wants, main: &Media, target: Option<&Format>, join: &Join) -> Planned<Mode> {
+    // "turn the picture into a video" with no picture given had answered with the sound file
+    // copied: a picture made into a video needs one.
+    if w.image_to_video && main.kind != Kind::Still {
+        return Err(PlanError::Unsupported(format!(
+            "it asks to make a picture into a video, but {} is not a picture",
+            main.name()
+        )));
+    }
     let target_kind = target.map(|f| f.kind);
     let mode = if matches!(join, Join::Concat(_) | Join::Stack(..) | Join::Overlay(_)) {
         if target_kind == Some(FormatKind::Gif) {

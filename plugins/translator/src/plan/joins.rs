@@ -61,12 +61,16 @@ impl Planner<'_> {
         self.tag("two_tracks");
     }
 
-    /// The second input's sound mixed under the main one's, at half volume.
+    /// The second input's sound mixed under the main one's, at half volume or the level asked
+    /// for.
     fn mix(&mut self, a: &Media, c: &mut Chains) {
         let mi = c.main;
         let ai = self.add_input(a, Vec::new());
+        let level = self
+            .volume_filter()
+            .unwrap_or_else(|| "volume=0.5".to_string());
         c.graph.push(format!(
-            "[{ai}:a]volume=0.5[added];[{mi}:a][added]amix=inputs=2:duration=first:dropout_transition=0:normalize=0{}[a]",
+            "[{ai}:a]{level}[added];[{mi}:a][added]amix=inputs=2:duration=first:dropout_transition=0:normalize=0{}[a]",
             tail(&c.achain)
         ));
         if c.picture_filtered {

@@ -26,7 +26,7 @@ mod timing;
 mod video;
 
 use crate::formats::Format;
-use crate::intents::Understanding;
+use crate::intents::{Level, Understanding};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
@@ -87,6 +87,25 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         return subtitles::convert(&w, &media, &key);
     }
     let main = choose::pick_main(&media);
+    // "trim song.mp3 to 5 seconds and add it as background music": a cut or a change said
+    // beside another input's name is that input's, and would be made to the main one.
+    for (c, name) in &u.files_in {
+        let other = media
+            .iter()
+            .any(|m| m.index != main.index && m.name().eq_ignore_ascii_case(name));
+        let changed = u.heard.iter().zip(&u.clause_of).find(|((i, _), ic)| {
+            *ic == c
+                && (matches!(i, crate::intents::Intent::Trim(_))
+                    || i.changes_picture()
+                    || (i.is_effect() && !matches!(i, crate::intents::Intent::Volume(_))))
+        });
+        if other && let Some(((_, words), _)) = changed {
+            return Err(PlanError::Unsupported(format!(
+                "it asks to change {name} (\"{words}\"), and only the main input ({}) is cut or changed; the change would be made to it",
+                main.name()
+            )));
+        }
+    }
     let join = choose::join(&media, main, &w)?;
     let target = choose::target_format(&w, &media);
     let mode = choose::mode(&w, main, target, &join)?;
@@ -133,6 +152,44 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     if p.w.keep_size && (p.w.resize.is_some() || p.w.crop.is_some() || p.w.pad.is_some()) {
         return Err(PlanError::NotSupported(
             "it asks both to change the picture's size and to keep it",
+        ));
+    }
+    // "convert to mp3 but keep the video", "a gif, keep the sound": the output would lack
+    // the stream said to be kept.
+    if p.w.kept.1 && (p.mode == Mode::Audio || p.w.extract_audio) {
+        return Err(PlanError::NotSupported(
+            "it asks for sound only and also to keep the picture",
+        ));
+    }
+    if p.w.kept.0 && (p.w.remove_audio || matches!(p.mode, Mode::Gif | Mode::Still | Mode::Frames))
+    {
+        return Err(PlanError::NotSupported(
+            "it asks for an output without sound and also to keep the sound",
+        ));
+    }
+    // Beside music mixed in, a lower level is the music's ("background music, quietly"); a
+    // louder one may be the voice's as well ("make the voice louder and add music"), so which
+    // sound it is for cannot be told.
+    let louder = match p.w.volume {
+        Some(Level::Factor(f)) => f > 1.0,
+        Some(Level::Db(d)) => d > 0.0,
+        None => false,
+    };
+    if matches!(p.join, Join::Mix(_)) && louder {
+        return Err(PlanError::NotSupported(
+            "with music mixed in, which sound should be louder cannot be told (the music or the original); ask for the music at a level, e.g. \"at 30% volume\"",
+        ));
+    }
+    // A place in the picture ("top left", "at the bottom") only overlays, crops and blurred
+    // areas use: beside anything else, the change would apply to the whole picture ("blur
+    // the top left corner" had blurred all of it).
+    if p.w.corner.is_some()
+        && p.w.crop.is_none()
+        && p.w.blur_region.is_none()
+        && !matches!(p.join, Join::Overlay(_))
+    {
+        return Err(PlanError::NotSupported(
+            "it names a place in the picture, and what should happen only there cannot be done: a change applies to the whole picture unless it is a watermark, a crop or a blurred area of a given size (\"blur a 300x200 area in the top left corner\")",
         ));
     }
     p.span = p.span()?;

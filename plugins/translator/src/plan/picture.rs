@@ -31,11 +31,36 @@ impl Rounding {
 const EVEN_UP: &str = "scale=trunc(iw/2)*2:trunc(ih/2)*2";
 
 impl Planner<'_> {
+    /// A `w`×`h` area at the corner said, blurred over the picture: the picture split, the
+    /// area cropped and blurred, laid back where it was.
+    fn blur_region(&mut self, w: u32, h: u32, dims: Option<(u32, u32)>) -> Planned<String> {
+        let corner = self.w.corner.clone().ok_or(PlanError::NotSupported(
+            "it does not say where the area to blur is (top left, bottom right, ...)",
+        ))?;
+        let (iw, ih) = dims.ok_or_else(|| {
+            PlanError::Geometry(format!("the picture size of {} is unknown", self.name()))
+        })?;
+        if w > iw || h > ih {
+            return Err(PlanError::Geometry(format!(
+                "a {w}x{h} area does not fit in the {iw}x{ih} picture"
+            )));
+        }
+        let (x, y) = filters::crop_origin(&corner, iw, ih, w, h);
+        self.tag("blurred");
+        Ok(format!(
+            "split[rb0][rb1];[rb1]crop={w}:{h}:{x}:{y},gblur=sigma=20[rb2];[rb0][rb2]overlay={x}:{y}"
+        ))
+    }
+
     /// The picture filters; `even_sizes` keeps sizes even for yuv420p encoders.
     pub(super) fn picture_chain(&mut self, even_sizes: bool) -> Planned<Vec<String>> {
         let round = Rounding { even: even_sizes };
         let mut chain = Vec::new();
         let mut dims = self.main.dims();
+        // First, while the sizes are the input's own, which is what the area is said in.
+        if let Some((w, h)) = self.w.blur_region {
+            chain.push(self.blur_region(w, h, dims)?);
+        }
         if let Some(c) = self.w.crop.clone() {
             self.tag(if c == Crop::Square {
                 "square"

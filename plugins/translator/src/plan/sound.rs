@@ -19,16 +19,12 @@ impl Planner<'_> {
             self.tag("denoised");
             chain.push("afftdn=nf=-25".into());
         }
-        match self.w.volume {
-            Some(Level::Factor(f)) => {
-                self.tag(if f > 1.0 { "louder" } else { "quieter" });
-                chain.push(format!("volume={}", fmt_num(f)));
-            }
-            Some(Level::Db(db)) => {
-                self.tag(if db > 0.0 { "louder" } else { "quieter" });
-                chain.push(format!("volume={}dB", fmt_num(db)));
-            }
-            None => {}
+        // Beside music mixed in, a level is the music's ("add it as background music at 20%
+        // volume"), never the whole mix's: `joins::mix` takes it.
+        if !matches!(self.join, super::choose::Join::Mix(_))
+            && let Some(v) = self.volume_filter()
+        {
+            chain.push(v);
         }
         if let Some(target) = self.w.normalize {
             self.tag("normalized");
@@ -50,6 +46,16 @@ impl Planner<'_> {
         chain.extend(self.extend_sound());
         chain.extend(self.fades(true)?);
         Ok(chain)
+    }
+
+    /// The `volume` filter of the level asked for, if any.
+    pub(super) fn volume_filter(&mut self) -> Option<String> {
+        let (louder, filter) = match self.w.volume? {
+            Level::Factor(f) => (f > 1.0, format!("volume={}", fmt_num(f))),
+            Level::Db(db) => (db > 0.0, format!("volume={}dB", fmt_num(db))),
+        };
+        self.tag(if louder { "louder" } else { "quieter" });
+        Some(filter)
     }
 
     /// `-ac`, `-ar`: loudnorm works at 192 kHz, so it always gets a sample rate back.

@@ -44,12 +44,22 @@ impl Planner<'_> {
         // A time with no role of its own: "a 10 second preview starting at 0:05" is a length;
         // "at 5s" alone a start.
         let framing = matches!(self.mode, Mode::Frames | Mode::Still);
-        if !framing && s.end.is_none() {
-            if let Some(t) = w.loose_time {
-                s.end = Some(s.start + t);
-            } else if let Some(a) = w.at.filter(|_| w.trims.is_empty()) {
-                s.start = a;
+        let mut unused = None;
+        if !framing {
+            match (w.loose_time, w.at) {
+                (Some(t), _) if s.end.is_none() => s.end = Some(s.start + t),
+                (None, Some(a)) if s.end.is_none() && w.trims.is_empty() => s.start = a,
+                // "corta do segundo 3 ate o 8" read "second 3 ... until 8": the 3 had been
+                // dropped and 0-8 kept.
+                (Some(t), _) | (None, Some(t)) => unused = Some(t),
+                (None, None) => {}
             }
+        }
+        if let Some(t) = unused {
+            return Err(PlanError::Unsupported(format!(
+                "it names {} s, and what it is the time of cannot be told",
+                crate::numbers::fmt_num(t)
+            )));
         }
         if let Some(d) = d
             && self.main.kind != Kind::Still

@@ -3,7 +3,7 @@
 
 use super::choose::Join;
 use super::joins::Chains;
-use super::{Planned, Planner, STILL_SECONDS};
+use super::{PlanError, Planned, Planner, STILL_SECONDS};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 
@@ -134,6 +134,32 @@ impl<'m> Planner<'m> {
     /// zero and cut on key frames forced at the part boundaries; `None` when no parts were
     /// asked for.
     pub(super) fn segment_output(&mut self) -> Planned<Option<String>> {
+        if let Some(last) = self.w.split_at.last().copied() {
+            let length = self.needs_duration("a split")?;
+            if last >= length {
+                return Err(PlanError::NoFrameAt {
+                    file: self.name().into(),
+                    length,
+                    at: last,
+                });
+            }
+            let times = self
+                .w
+                .split_at
+                .iter()
+                .map(|t| fmt_num(*t))
+                .collect::<Vec<_>>()
+                .join(",");
+            if self.mode == super::Mode::Video {
+                self.opts
+                    .extend(["-force_key_frames".to_string(), times.clone()]);
+            }
+            self.opts
+                .extend(Self::s(&["-f", "segment", "-segment_times"]));
+            self.opts.push(times);
+            self.opts.extend(Self::s(&["-reset_timestamps", "1"]));
+            return Ok(Some(self.file_name(Some("_part%03d"))));
+        }
         let secs = match (self.w.segment, self.w.segment_count) {
             (_, Some(n)) => {
                 self.out_duration()
