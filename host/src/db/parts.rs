@@ -207,16 +207,17 @@ impl Db {
             .await
     }
 
-    /// Workers on every live instance that take segments, this one's included.
-    pub async fn takers(&self, now: i64) -> DbResult<u64> {
+    /// Workers that take segments on every live instance but `instance`.
+    pub async fn other_takers(&self, instance: &str, now: i64) -> DbResult<u64> {
         #[derive(Deserialize)]
         struct Row {
             n: Option<u64>,
         }
         let row: Option<Row> = self
             .first(
-                "SELECT math::sum(workers) AS n FROM taker WHERE until > $now GROUP ALL",
-                json!({ "now": now }),
+                "SELECT math::sum(workers) AS n FROM taker
+                 WHERE until > $now AND id != type::record('taker', $i) GROUP ALL",
+                json!({ "now": now, "i": instance }),
             )
             .await?;
         Ok(row.and_then(|r| r.n).unwrap_or(0))

@@ -156,11 +156,16 @@ tokio::task_local! {
     pub static ON_WORKER: ();
 }
 
-/// The workers that will take this split's parts: every instance's where `[split]` is on, and
-/// the coordinator (which takes parts while it waits).
+/// The workers that will take this split's parts: this instance's (known here, even before its
+/// row is written), every other instance's where `[split]` is on, and the coordinator (which
+/// takes parts while it waits) unless it is one of them.
 async fn takers(state: &AppState) -> AppResult<usize> {
-    let workers = state.db.takers(clock::now_ms()).await? as usize;
-    Ok(workers + usize::from(ON_WORKER.try_with(|_| ()).is_err()))
+    let others = state
+        .db
+        .other_takers(&state.instance, clock::now_ms())
+        .await? as usize;
+    let coordinator = usize::from(ON_WORKER.try_with(|_| ()).is_err());
+    Ok(state.cfg.jobs.workers + others + coordinator)
 }
 
 /// Runs the plan: cut, parts, audio, mux, check, register. `scratch` has the input staged.
