@@ -135,7 +135,7 @@ async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
     set(res, "upload-expires", http_date(upload.expires_at));
     let mut offset = 0;
     if header(req, "content-type").is_some_and(|t| t.starts_with(OFFSET_STREAM)) {
-        offset = receive(req, &state, &account, &upload.tus_id, 0).await?;
+        offset = receive(req, &state, &account, &upload.tus_id, 0).await?.0;
     }
     set(res, "upload-offset", offset);
     res.status_code(StatusCode::CREATED);
@@ -213,9 +213,10 @@ async fn patch(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppR
         res.headers_mut()
             .insert("connection", HeaderValue::from_static("close"));
     }
-    set(res, "upload-offset", to?);
-    if let Ok(upload) = resumable::status(&state, &account, &id).await {
-        set(res, "upload-expires", http_date(upload.expires_at));
+    let (to, expires) = to?;
+    set(res, "upload-offset", to);
+    if let Some(expires) = expires {
+        set(res, "upload-expires", http_date(expires));
     }
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
@@ -238,26 +239,28 @@ fn checksum(req: &Request) -> AppResult<Option<Checksum>> {
     Ok(Some(Checksum { sha256 }))
 }
 
-/// Appends the request's body at `offset`; the new offset.
+/// Appends the request's body at `offset`: the new offset, and the upload's new expiry unless
+/// that was the last byte.
 async fn receive(
     req: &mut Request,
     state: &std::sync::Arc<crate::app::AppState>,
     account: &crate::db::Account,
     tus_id: &str,
     offset: u64,
-) -> AppResult<u64> {
+) -> AppResult<(u64, Option<i64>)> {
     let sum = checksum(req)?;
-    let mut append = resumable::append(state, account, tus_id, offset).await?;
+    let mut append = resumable::append(state, account, tus_id, offset, sum.is_some()).await?;
+    crate::timing::mark("lock");
     let mut body = req.take_body();
     while let Some(frame) = body.next().await {
         // A body that breaks off keeps nothing: the offset stays where it was.
         let frame = frame.map_err(|e| AppError::BadRequest(format!("The body broke off: {e}")))?;
         if let Ok(chunk) = frame.into_data() {
-            append.write(&chunk).await?;
+            append.write(chunk).await?;
         }
     }
-    let (to, _) = append.finish(sum).await?;
-    Ok(to)
+    crate::timing::mark("body");
+    append.finish(sum).await
 }
 
 #[handler]
