@@ -50,6 +50,12 @@ pub struct Net {
     slow_grace: Duration,
 }
 
+/// What a bucket answered a signed request (`Net::send_signed`).
+pub struct SignedReply {
+    pub etag: Option<String>,
+    pub body: Vec<u8>,
+}
+
 pub struct Reply {
     pub status: u16,
     pub retry_after: Option<Duration>,
@@ -197,27 +203,35 @@ impl Net {
         result
     }
 
-    /// A signed PUT of `len` bytes streamed from `body` (an export, `bucket.rs`), following no
-    /// redirect, within `deadline`.
-    pub async fn put_signed(
+    /// A signed request to a tenant's bucket (`bucket.rs`: an export's PUT, the calls of a
+    /// multipart upload), its body streamed, following no redirect, within `deadline`: the
+    /// answer's ETag and the first 64 KiB of its body (S3's XML answers are small).
+    pub async fn send_signed(
         &self,
+        method: reqwest::Method,
         url: &Url,
         headers: &[(String, String)],
         body: reqwest::Body,
         deadline: Duration,
-    ) -> Result<(), NetError> {
-        let put = async {
+    ) -> Result<SignedReply, NetError> {
+        let send = async {
             let url = self.check_syntax(url.as_str(), None)?;
-            let response = with_headers(self.client.put(url).body(body), headers)
+            let response = with_headers(self.client.request(method, url).body(body), headers)
                 .send()
                 .await
                 .map_err(transport)?;
             if !response.status().is_success() {
                 return Err(NetError::Status(response.status().as_u16()));
             }
-            Ok(())
+            let etag = response
+                .headers()
+                .get(reqwest::header::ETAG)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let body = read_capped(response, 64 * 1024).await;
+            Ok(SignedReply { etag, body })
         };
-        within(deadline, put).await
+        within(deadline, send).await
     }
 
     /// The body of the GET `get` answers into `dest`: the first `keep` bytes are written; more than `limit`

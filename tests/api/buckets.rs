@@ -374,3 +374,143 @@ async fn bucket_endpoints_obey_the_outbound_rules() {
     let (status, listed) = plain.get("/credentials", ALICE).await;
     assert_eq!(status, 200, "{listed}");
 }
+
+/// A TCP relay to `upstream` that cuts the first connection to carry more than `budget` bytes
+/// towards it (then relays everything): a bucket that breaks off in the middle of one request.
+async fn cutting_relay(upstream: u16, budget: usize) -> u16 {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cut = Arc::new(AtomicBool::new(false));
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let cut = cut.clone();
+            tokio::spawn(async move {
+                let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                else {
+                    return;
+                };
+                let (mut client_in, mut client_out) = client.into_split();
+                let (mut server_in, mut server_out) = server.into_split();
+                let back = tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut server_in, &mut client_out).await;
+                });
+                let mut sent = 0;
+                let mut buf = vec![0; 64 * 1024];
+                loop {
+                    let Ok(n) = client_in.read(&mut buf).await else {
+                        break;
+                    };
+                    if n == 0 {
+                        break;
+                    }
+                    sent += n;
+                    if sent > budget && !cut.swap(true, Ordering::SeqCst) {
+                        break;
+                    }
+                    if server_out.write_all(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                }
+                // Dropping both halves resets the connection mid-request.
+                back.abort();
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn large_exports_go_as_multipart_uploads() {
+    let tenant = S3Server::start();
+    const PART: usize = 5 * 1024 * 1024;
+    let part = PART.to_string();
+    let s = Server::start_with(Options::env(&[
+        ("MEDIAFORGE__STORAGE__CREDENTIALS_KEY", CREDENTIALS_KEY),
+        ("MEDIAFORGE__NET__ALLOW_HTTP", "true"),
+        // Multipart above 5 MiB in 5 MiB parts (S3's least), instead of 1 GiB in 64 MiB.
+        ("MEDIAFORGE_TEST_EXPORT_PART_BYTES", part.as_str()),
+    ]))
+    .await;
+    let relay = cutting_relay(tenant.server.port, PART + PART / 2).await;
+    for (name, endpoint, secret) in [
+        ("archive", tenant.endpoint(), S3_SECRET),
+        ("wrongkey", tenant.endpoint(), "not-the-secret"),
+        ("flaky", format!("http://127.0.0.1:{relay}"), S3_SECRET),
+    ] {
+        let mut made = credential(name, &tenant, secret);
+        made["endpoint"] = json!(endpoint);
+        let (status, body) = s.post("/credentials", ALICE, made).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let dir = s.mkdir(ALICE).await;
+    let input = s.upload_file(ALICE, Some(&dir), &media().clip()).await;
+    // Twelve raw 720p frames: about 16 MiB, so four parts.
+    let task = |credential: &str, file: &str| {
+        json!({"inputs": [{"file_path": input}],
+               "outputs": [{"file": file, "options": ["-frames:v", "12", "-c:v", "rawvideo", "-an"]}],
+               "export": {"credential": credential, "prefix": "big/"}})
+    };
+
+    let (status, done) = s.process(ALICE, task("archive", "frames.nut")).await;
+    assert_eq!(status, 200, "{done}");
+    let outputs = s.fetch_outputs(&done).await;
+    let (_, bytes) = &outputs[0];
+    assert!(bytes.len() > 3 * PART, "{} bytes", bytes.len());
+    assert_eq!(
+        done["result"][0]["exported_to"],
+        "s3://archive/big/frames.nut"
+    );
+    let exported = std::fs::read(object_path(&tenant, "big/frames.nut")).unwrap();
+    assert!(exported == *bytes, "exported bytes differ");
+    // It went as parts: s3s-fs gives a multipart object the ETag `<md5 of md5s>-<parts>`.
+    let parts = format!("-{}", bytes.len().div_ceil(PART));
+    let etags: Vec<String> = std::fs::read_dir(tenant.server.dir.join("root"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".internal.json"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        etags.iter().any(|e| e.contains(&parts)),
+        "no ETag of {parts} parts: {etags:?}"
+    );
+
+    // The connection breaks off in the second part: the task fails naming the object, and the
+    // upload is aborted, so neither the object nor any part is left in the bucket.
+    let (status, failed) = s.process(ALICE, task("flaky", "cut.nut")).await;
+    assert_eq!(status, 502, "{failed}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("s3://flaky/big/cut.nut"),
+        "{failed}"
+    );
+    // Wrong keys: refused at the upload's start, named the same way.
+    let (status, refused) = s.process(ALICE, task("wrongkey", "denied.nut")).await;
+    assert_eq!(status, 502, "{refused}");
+    let message = refused["error"].as_str().unwrap();
+    assert!(
+        message.contains("s3://wrongkey/big/denied.nut") && message.contains("403"),
+        "{refused}"
+    );
+    for key in ["big/cut.nut", "big/denied.nut"] {
+        assert!(!object_path(&tenant, key).exists(), "{key} was written");
+    }
+    let pending: Vec<String> = std::fs::read_dir(tenant.server.dir.join("root"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".upload_id-"))
+        .collect();
+    assert_eq!(pending, Vec::<String>::new(), "parts left in the bucket");
+    // A failed task delivers nothing.
+    let names = s.file_names(ALICE, &dir).await;
+    assert!(
+        !names.iter().any(|n| n == "cut.nut" || n == "denied.nut"),
+        "{names:?}"
+    );
+}

@@ -177,6 +177,41 @@ async fn openapi_document_and_docs_ui() {
     // Tenants' limits answer 429 on any authenticated route.
     assert!(paths["/ffmpeg/process"]["post"]["responses"]["429"].is_object());
     assert!(paths["/directory"]["get"]["responses"]["429"].is_object());
+    // The tus routes, with the protocol's headers in and out and its own statuses.
+    let header_names = |op: &serde_json::Value| -> Vec<String> {
+        op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["in"] == "header")
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let tus = &paths["/tus"];
+    assert!(
+        header_names(&tus["post"]).contains(&"Upload-Length".to_string()),
+        "{tus}"
+    );
+    assert!(tus["post"]["responses"]["201"]["headers"]["Location"].is_object());
+    assert!(tus["options"]["responses"]["204"]["headers"]["Tus-Extension"].is_object());
+    let upload = &paths["/tus/{tus_id}"];
+    for method in ["head", "patch", "delete"] {
+        assert!(upload[method]["security"].is_array(), "{method}: {upload}");
+        assert!(
+            header_names(&upload[method]).contains(&"Tus-Resumable".to_string()),
+            "{method}"
+        );
+        assert!(upload[method]["responses"]["412"].is_object(), "{method}");
+    }
+    assert!(header_names(&upload["patch"]).contains(&"Upload-Offset".to_string()));
+    assert!(
+        upload["patch"]["requestBody"]["content"]["application/offset+octet-stream"].is_object()
+    );
+    for status in ["409", "415", "423", "460"] {
+        let error = &upload["patch"]["responses"][status];
+        assert!(error.to_string().contains("ErrorBody"), "{status}: {error}");
+    }
+    assert!(upload["head"]["responses"]["200"]["headers"]["Upload-Offset"].is_object());
     // The interface's version, not the server's.
     assert_eq!(doc["info"]["version"], "1.0.0", "{}", doc["info"]);
     // Handlers return the documented types, so each success names its schema.

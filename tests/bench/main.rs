@@ -36,6 +36,9 @@ async fn main() {
     if run("upload") {
         upload().await;
     }
+    if run("tus") {
+        tus_upload().await;
+    }
     if run("requests") {
         requests().await;
     }
@@ -143,6 +146,168 @@ async fn upload() {
         secs(&direct),
         secs(&api),
         best(&direct) / best(&api)
+    );
+}
+
+/// The load average (1, 5 and 15 min), printed beside figures a shared machine can skew.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// A 1 GB resumable upload (tus, 16 MB PATCHes, as tus-js-client and tuspy send them) against a
+/// presigned PUT of the same bytes to the same server, rounds alternating which goes first.
+async fn tus_upload() {
+    use base64::Engine;
+    const SIZE: usize = 1024 * 1024 * 1024;
+    const CHUNK: usize = 16 * 1024 * 1024;
+    const ROUNDS: usize = 5;
+    let s = Server::start_with(Options::env(&[
+        ("MEDIAFORGE__PLANS__PRO__MAX_FILE_SIZE_MB", "2048"),
+        ("MEDIAFORGE__PLANS__PRO__MONTHLY_QUOTA_GB", "1000"),
+    ]))
+    .await;
+    let data = bytes::Bytes::from(
+        (0..SIZE)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect::<Vec<u8>>(),
+    );
+    let dir = s.mkdir(ALICE).await;
+    let settle = || {
+        Command::new("sync").status().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    // Each file is deleted as soon as it is timed, so the next upload starts from the same page
+    // cache and is not the one that pays for reclaiming the last one's pages (nor runs beside
+    // the hash the service takes of a PUT's bytes after answering, `files::hash_later`).
+    let gone = async |name: &str| {
+        let (status, _) = s.delete(&format!("/file/{dir}/{name}"), ALICE).await;
+        assert_eq!(status, 200);
+    };
+    let put = async |name: &str| -> f64 {
+        let (_, created) = s
+            .post("/file", ALICE, json!({"file_name": name, "dir_id": dir}))
+            .await;
+        let url = created["upload"]["url"].as_str().unwrap().to_string();
+        settle();
+        let t = Instant::now();
+        let res = s.http().put(url).body(data.clone()).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        let took = t.elapsed().as_secs_f64();
+        gone(name).await;
+        took
+    };
+    // Each PATCH's `Server-Timing` stages (ms), added up over the upload.
+    let tus = async |name: &str| -> (f64, std::collections::BTreeMap<String, f64>) {
+        let meta = format!(
+            "filename {},dir_id {}",
+            base64::engine::general_purpose::STANDARD.encode(name),
+            base64::engine::general_purpose::STANDARD.encode(&dir)
+        );
+        let mut stages = std::collections::BTreeMap::new();
+        settle();
+        let t = Instant::now();
+        let res = s
+            .http()
+            .post(s.url("/tus"))
+            .header("authorization", format!("Basic {ALICE}"))
+            .header("tus-resumable", "1.0.0")
+            .header("upload-length", SIZE.to_string())
+            .header("upload-metadata", meta)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+        let location = res.headers()["location"].to_str().unwrap().to_string();
+        let mut offset = 0;
+        while offset < SIZE {
+            let end = (offset + CHUNK).min(SIZE);
+            let res = s
+                .http()
+                .patch(&location)
+                .header("authorization", format!("Basic {ALICE}"))
+                .header("tus-resumable", "1.0.0")
+                .header("upload-offset", offset.to_string())
+                .header("content-type", "application/offset+octet-stream")
+                .body(data.slice(offset..end))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 204);
+            let timing = res
+                .headers()
+                .get("server-timing")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            // The last PATCH's own (it syncs the whole file and stores it) under `last <stage>`.
+            let last = if end == SIZE { "last " } else { "" };
+            for stage in timing.split(',') {
+                if let Some((name, ms)) = stage.trim().split_once(";dur=") {
+                    *stages.entry(format!("{last}{name}")).or_insert(0.0) +=
+                        ms.parse::<f64>().unwrap_or(0.0);
+                }
+            }
+            offset = end;
+        }
+        let took = t.elapsed().as_secs_f64();
+        gone(name).await;
+        (took, stages)
+    };
+    let before = load();
+    let (mut puts, mut tuses, mut accounts) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let (p, t) = (format!("put{round}.bin"), format!("tus{round}.bin"));
+        let (tus_s, stages) = if round % 2 == 0 {
+            puts.push(put(&p).await);
+            tus(&t).await
+        } else {
+            let done = tus(&t).await;
+            puts.push(put(&p).await);
+            done
+        };
+        tuses.push(tus_s);
+        accounts.push(stages);
+    }
+    let (p, t) = (median(puts.clone()), median(tuses.clone()));
+    let mb = SIZE as f64 / 1_048_576.0;
+    line(
+        "tus upload 1 GB, 16 MB chunks",
+        format!("{:.0} MB/s", mb / t),
+        format!("{:.0} MB/s PUT", mb / p),
+        p / t,
+        ">= 0.90 of the PUT",
+    );
+    let secs = |xs: &[f64]| {
+        xs.iter()
+            .map(|x| format!("{x:.2}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let ratios: Vec<f64> = puts.iter().zip(&tuses).map(|(p, t)| p / t).collect();
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    println!(
+        "  rounds (s): PUT {}; tus {}; ratio per round {:.3} to {:.3}; load before {before}, after {}",
+        secs(&puts),
+        secs(&tuses),
+        lo,
+        hi,
+        load()
+    );
+    // Where the PATCHes' time went, in the median tus round (ms over the first 63 PATCHes, then
+    // the last one's; `total` is the server's whole time, the rest is the client's).
+    let mut order: Vec<usize> = (0..ROUNDS).collect();
+    order.sort_by(|a, b| tuses[*a].partial_cmp(&tuses[*b]).unwrap());
+    let middle = &accounts[order[ROUNDS / 2]];
+    println!(
+        "  median tus round, server stages (ms): {}",
+        middle
+            .iter()
+            .map(|(n, ms)| format!("{n} {ms:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
 }
 

@@ -5,10 +5,13 @@ a screenshot of the page after each step is kept in --artifacts. Prints `N passe
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -146,6 +149,7 @@ def main():
     parser.add_argument("--server-log", required=True)
     parser.add_argument("--hlsjs", required=True)
     parser.add_argument("--dashjs", required=True)
+    parser.add_argument("--big-key", required=True)
     ARGS = parser.parse_args()
     key = ARGS.key
     profile = tempfile.mkdtemp(prefix="mediaforge-console-chromium.")
@@ -710,6 +714,104 @@ player.initialize(v, url, true);
             assert key not in log, "the key is in the server's log"
             assert "/console" in log, "the server log is the right one"
             return f"{len(logs)} browser log entries"
+
+        @step("a 300 MB resumable upload cut by killing the browser goes on in a new one")
+        def _():
+            global DRIVER
+            big_key = ARGS.big_key
+            # 300 MB of noise, made here; the upload is throttled so the kill lands mid-way.
+            size = 300 * 1000 * 1000
+            path = os.path.join(ARGS.media, "killed.bin")
+            digest = hashlib.sha256()
+            with open(path, "wb") as f:
+                for _ in range(size // 10_000_000):
+                    block = os.urandom(10_000_000)
+                    digest.update(block)
+                    f.write(block)
+
+            def connect():
+                DRIVER.get(ARGS.base + "/console")
+                find(tid("api-key")).send_keys(big_key)
+                find(tid("connect")).click()
+                wait_for("connected", lambda: "Connected" in text(tid("message")))
+
+            def pick(dir_id):
+                wait_for("the directory", lambda: find_all(
+                    f'{tid("directories")} li[data-dir="{dir_id}"] button'))[0].click()
+
+            # A browser of its own: no key kept from the steps before, a profile to resume from.
+            try:
+                DRIVER.quit()
+            except Exception:
+                pass
+            profile = tempfile.mkdtemp(prefix="mediaforge-console-kill.")
+            DRIVER = start_browser(profile)
+            DRIVER.set_script_timeout(30)
+            connect()
+            find(tid("new-directory")).click()
+            dir_id = wait_for("a directory", lambda: find_all(
+                f"{tid('directories')} li[data-dir]"))[0].get_attribute("data-dir")
+            pick(dir_id)
+            DRIVER.execute_cdp_cmd("Network.enable", {})
+            DRIVER.execute_cdp_cmd("Network.emulateNetworkConditions", {
+                "offline": False, "latency": 0, "downloadThroughput": -1,
+                "uploadThroughput": 12 * 1000 * 1000})
+            find(f"{tid('upload')} input[type=file]").send_keys(path)
+            stored = wait_for("the upload kept for resuming", lambda: [
+                json.loads(v) for v in DRIVER.execute_script(
+                    "return Object.keys(localStorage).filter(k => k.includes('killed.bin'))"
+                    ".map(k => localStorage.getItem(k))")])
+            upload_url = stored[0]["uploadUrl"]
+            tus_head = {"Authorization": f"Basic {big_key}", "Tus-Resumable": "1.0.0"}
+
+            def offset():
+                req = urllib.request.Request(upload_url, method="HEAD", headers=tus_head)
+                try:
+                    with urllib.request.urlopen(req, timeout=10) as res:
+                        return res.status, int(res.headers["Upload-Offset"])
+                except urllib.error.HTTPError as e:
+                    return e.code, None
+            # 40 % counted by the server (whole 8 MiB PATCHes), then the kill: at 12 MB/s that is
+            # seconds after the upload URL went into localStorage, which Chromium writes to the
+            # profile's disk a few seconds after a change (a kill loses what it has not).
+            wait_for("40 % counted", lambda: (offset()[1] or 0) > size * 2 // 5, timeout=90)
+            browser = [int(p) for p in subprocess.run(
+                ["pgrep", "-P", str(DRIVER.service.process.pid)],
+                capture_output=True, text=True).stdout.split()]
+            assert browser, "no browser process under chromedriver"
+            for pid in browser:
+                os.kill(pid, signal.SIGKILL)
+            try:
+                DRIVER.quit()
+            except Exception:
+                pass
+            status, at = offset()
+            assert status == 200 and 0 < at < size, f"after the kill: {status} {at}"
+
+            # A new browser on the same profile: tus-js-client finds the upload it kept in
+            # localStorage and resumes from the server's offset.
+            DRIVER = start_browser(profile)
+            DRIVER.set_script_timeout(30)
+            connect()
+            pick(dir_id)
+            find(f"{tid('upload')} input[type=file]").send_keys(path)
+            wait_for("killed.bin in the files",
+                     lambda: "MiB" in find(f'{tid("files")} li[data-file="killed.bin"]').text,
+                     timeout=180)
+            status, end = offset()
+            assert status == 404 or end == size, \
+                f"the first upload was not the one finished: {status} {end}"
+            status, _, got = http("GET", f"/file/download/{dir_id}/killed.bin",
+                                  {"Authorization": f"Basic {big_key}"})
+            link = json.loads(got)
+            stored_digest = hashlib.sha256()
+            with urllib.request.urlopen(link["download"]["url"], timeout=60) as res:
+                while block := res.read(1 << 20):
+                    stored_digest.update(block)
+            assert stored_digest.hexdigest() == digest.hexdigest(), "the stored bytes differ"
+            os.remove(path)
+            shutil.rmtree(profile, ignore_errors=True)
+            return f"killed at {at} of {size} bytes, resumed in a new browser, sha256 equal"
 
     except Exception as e:
         RESULTS.append(("browser start", False, str(e)))

@@ -11,7 +11,9 @@
 #    ($MEDIAFORGE_TEST_WASM, else plugins/dist);
 # 3. test media made with ffmpeg's lavfi sources;
 # 4. tests/console/console_test.py: the console's flow step by step, a screenshot of each step
-#    kept under $CONSOLE_ARTIFACTS (default: the cache's console-artifacts/, path printed).
+#    kept under $CONSOLE_ARTIFACTS (default: the cache's console-artifacts/, path printed); the
+#    last step uploads 300 MB of noise made at test time (a second account's plan takes it),
+#    kills the browser mid-way and resumes in a new one.
 # Prints `N passed, M failed`; the server is stopped on exit and its log printed on failure.
 set -euo pipefail
 
@@ -21,6 +23,8 @@ VENV=$CACHE/venv-console
 SELENIUM_VERSION=4.51.0
 ARTIFACTS=${CONSOLE_ARTIFACTS:-$CACHE/console-artifacts}
 KEY=key_console_0123456789
+# An account whose plan takes the 300 MB upload the browser is killed in.
+BIG_KEY=key_console_big_0123456789
 
 # ---- 1. the browser and the venv ------------------------------------------------------------
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
@@ -68,10 +72,19 @@ path = "$WORK/files"
 max_file_size_mb = 20
 monthly_quota_gb = 10
 
+[plans.big]
+max_file_size_mb = 400
+monthly_quota_gb = 10
+
 [[accounts]]
 name = "console"
 plan = "free"
 api_key = "$KEY"
+
+[[accounts]]
+name = "console-big"
+plan = "big"
+api_key = "$BIG_KEY"
 
 [limits]
 process_timeout_s = 60
@@ -98,6 +111,7 @@ set +e
     --base "$BASE" --key "$KEY" --media "$WORK" --artifacts "$ARTIFACTS" \
     --hlsjs "$PLAYERS/node_modules/hls.js/dist/hls.min.js" \
     --dashjs "$PLAYERS/node_modules/dashjs/dist/dash.all.min.js" \
+    --big-key "$BIG_KEY" \
     --server-log "$WORK/server.log"
 result=$?
 set -e

@@ -10,9 +10,10 @@
 # 2. the debug binary ($CARGO_TARGET_DIR/debug/mediaforge, brought up to date) on a free loopback
 #    port with an in-memory database, a temporary data directory and the default plugins
 #    ($MEDIAFORGE_TEST_WASM, else plugins/dist);
-# 3. test data the fuzzer could not make itself: a directory with a small clip, and a finished
-#    job. Their ids are offered to the generator (a dictionary drawn half of the time), so
-#    operations on existing files, directories and jobs are reached, not only their 404s;
+# 3. test data the fuzzer could not make itself: a directory with a small clip, a finished job
+#    and a half-sent tus upload. Their ids are offered to the generator (a dictionary drawn half
+#    of the time), so operations on existing files, directories, jobs and uploads are reached,
+#    not only their 404s;
 # 4. `schemathesis run` with a bounded number of examples per operation (SCHEMATHESIS_EXAMPLES,
 #    default 100) and a fixed seed (SCHEMATHESIS_SEED; `random` for a new one each run).
 # The server is stopped on exit; its log is printed when the run fails.
@@ -95,7 +96,20 @@ for _ in $(seq 1 120); do
 done
 # And a job that failed (the mp3 muxer takes no AAC): GET /job/{id} shows its error.
 FAILED=$(api POST /ffmpeg/process/async "{\"task\": {\"inputs\": [{\"file_path\": \"$DIR/clip.mp4\"}], \"outputs\": [{\"file\": \"bad.mp3\", \"options\": [\"-c:a\", \"aac\"]}]}}" | field job_id)
-echo "test data: directory $DIR (clip.mp4, spare.mp4, small.mp4), jobs $JOB ($status), $FAILED"
+# A resumable upload half sent, so HEAD, PATCH and DELETE /tus/{tus_id} reach one that exists.
+TUS=$(curl -sf -D - -o /dev/null -X POST "$BASE/v1/tus" -H "Authorization: Basic $KEY" \
+    -H 'Tus-Resumable: 1.0.0' -H 'Upload-Length: 1000' \
+    -H "Upload-Metadata: filename $(printf half.bin | base64)" \
+    -H 'Content-Type: application/offset+octet-stream' --data-binary "$(head -c 500 /dev/zero | tr '\0' x)" |
+    sed -n 's|^[Ll]ocation: .*/tus/\([A-Za-z0-9_-]*\).*|\1|p')
+[ -n "$TUS" ] || { echo "the seed upload was not created" >&2; exit 1; }
+echo "test data: directory $DIR (clip.mp4, spare.mp4, small.mp4), jobs $JOB ($status), $FAILED, upload $TUS"
+
+# tus bodies are raw bytes under the protocol's own media type: sent as octet-streams are.
+cat >"$WORK/tus_hooks.py" <<'EOF_HOOKS'
+import schemathesis
+schemathesis.serializer.alias("application/offset+octet-stream", "application/octet-stream")
+EOF_HOOKS
 
 # Known values, drawn for these fields some of the time (random ones the rest): ids that exist,
 # instructions the translator understands, options the policy allows. Only DELETE /file may
@@ -103,6 +117,8 @@ echo "test data: directory $DIR (clip.mp4, spare.mp4, small.mp4), jobs $JOB ($st
 # the document gives URL fields no format or examples, so generated file_path and webhook_url
 # values are not https URLs the server would fetch or call back.
 cat >"$WORK/schemathesis.toml" <<EOF
+hooks = "tus_hooks"
+
 [dictionaries.dirs]
 values = ["$DIR"]
 [dictionaries.files]
@@ -113,10 +129,13 @@ values = ["spare.mp4"]
 values = ["$DIR/clip.mp4", "$DIR/small.mp4"]
 [dictionaries.jobs]
 values = ["$JOB", "$FAILED"]
+[dictionaries.uploads]
+values = ["$TUS"]
 
 [parameters]
 "path.dir_id" = { dictionary = "dirs", probability = 0.5 }
 "path.job_id" = { dictionary = "jobs", probability = 0.5 }
+"path.tus_id" = { dictionary = "uploads", probability = 0.5 }
 "query.status" = { dictionary = "statuses", probability = 0.5 }
 "body.dir_id" = { dictionary = "dirs", probability = 0.5 }
 "body.output_dir_id" = { dictionary = "dirs", probability = 0.3 }
@@ -163,7 +182,7 @@ seed_args=(--seed "$SEED")
 set +e
 # From the scratch directory, so nothing (example database, cache) is written into the clone.
 cd "$WORK"
-"$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/openapi.json" \
+PYTHONPATH="$WORK" "$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/openapi.json" \
     --url "$BASE/v1" \
     -H "Authorization: Basic $KEY" \
     --exclude-path /ffmpeg/run \

@@ -9,8 +9,9 @@
 # 3. a 300 MB file of raw video from ffmpeg's lavfi source;
 # 4. tests/tus/client.py: the upload in 8 MB chunks by one client process, killed mid-way, then
 #    resumed by another from the server's offset; the stored file's bytes compared with the
-#    source's; the protocol's refusals (offset, checksum, size, version, termination); and an
-#    abandoned upload removed with its file record once it expires.
+#    source's; the protocol's refusals (offset, checksum, size, version, termination); bytes a
+#    crash lost (the .part file cut) sent again from what the file holds; and an abandoned
+#    upload removed with its file record once it expires.
 set -euo pipefail
 
 source "$(dirname "$0")/../lib.sh"

@@ -169,7 +169,7 @@ pub fn openapi() -> OpenApi {
     use salvo::oapi::security::{ApiKey, ApiKeyValue};
     salvo::oapi::naming::set_namer(salvo::oapi::naming::FlexNamer::new().short_mode(true));
     // `info.version` is the interface's version; the product's own is in the description.
-    OpenApi::new("Mediaforge", API_VERSION)
+    let doc = OpenApi::new("Mediaforge", API_VERSION)
         .info(
             salvo::oapi::Info::new("Mediaforge", API_VERSION).description(concat!(
                 "Self-hosted media processing API. Server version ",
@@ -184,7 +184,8 @@ pub fn openapi() -> OpenApi {
                 "`Basic <API_KEY>` (also `Bearer <API_KEY>`)",
             ))),
         )
-        .merge_router(&authenticated())
+        .merge_router(&authenticated());
+    tus::document(doc)
 }
 
 /// Every route that needs an API key.

@@ -135,7 +135,7 @@ async fn create(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
     set(res, "upload-expires", http_date(upload.expires_at));
     let mut offset = 0;
     if header(req, "content-type").is_some_and(|t| t.starts_with(OFFSET_STREAM)) {
-        offset = receive(req, &state, &account, &upload.tus_id, 0).await?;
+        offset = receive(req, &state, &account, &upload.tus_id, 0).await?.0;
     }
     set(res, "upload-offset", offset);
     res.status_code(StatusCode::CREATED);
@@ -213,9 +213,10 @@ async fn patch(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppR
         res.headers_mut()
             .insert("connection", HeaderValue::from_static("close"));
     }
-    set(res, "upload-offset", to?);
-    if let Ok(upload) = resumable::status(&state, &account, &id).await {
-        set(res, "upload-expires", http_date(upload.expires_at));
+    let (to, expires) = to?;
+    set(res, "upload-offset", to);
+    if let Some(expires) = expires {
+        set(res, "upload-expires", http_date(expires));
     }
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
@@ -238,26 +239,28 @@ fn checksum(req: &Request) -> AppResult<Option<Checksum>> {
     Ok(Some(Checksum { sha256 }))
 }
 
-/// Appends the request's body at `offset`; the new offset.
+/// Appends the request's body at `offset`: the new offset, and the upload's new expiry unless
+/// that was the last byte.
 async fn receive(
     req: &mut Request,
     state: &std::sync::Arc<crate::app::AppState>,
     account: &crate::db::Account,
     tus_id: &str,
     offset: u64,
-) -> AppResult<u64> {
+) -> AppResult<(u64, Option<i64>)> {
     let sum = checksum(req)?;
-    let mut append = resumable::append(state, account, tus_id, offset).await?;
+    let mut append = resumable::append(state, account, tus_id, offset, sum.is_some()).await?;
+    crate::timing::mark("lock");
     let mut body = req.take_body();
     while let Some(frame) = body.next().await {
         // A body that breaks off keeps nothing: the offset stays where it was.
         let frame = frame.map_err(|e| AppError::BadRequest(format!("The body broke off: {e}")))?;
         if let Ok(chunk) = frame.into_data() {
-            append.write(&chunk).await?;
+            append.write(chunk).await?;
         }
     }
-    let (to, _) = append.finish(sum).await?;
-    Ok(to)
+    crate::timing::mark("body");
+    append.finish(sum).await
 }
 
 #[handler]
@@ -266,4 +269,260 @@ async fn terminate(req: &mut Request, depot: &mut Depot, res: &mut Response) -> 
     resumable::terminate(&state, &account(depot), &tus_id(req)).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
+}
+
+/// The tus routes in the OpenAPI document. Written out here rather than by `#[endpoint]`: the
+/// protocol lives in headers (in and out), bodies are raw bytes, HEAD answers no body, and 460
+/// is not a status the macros know.
+pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
+    use salvo::oapi::{
+        BasicType, Content, Header, Object, Operation, Parameter, ParameterIn, PathItem,
+        PathItemType, RequestBody, Required, Response, SecurityRequirement, ToSchema,
+    };
+    let error = super::schemas::ErrorBody::to_schema(&mut doc.components);
+    let integer = || Object::with_type(BasicType::Integer).minimum(0);
+    let text = || Object::with_type(BasicType::String);
+    let version = || Object::with_type(BasicType::String).enum_values([VERSION]);
+    let bytes = || {
+        RequestBody::new()
+            .description("The upload's next bytes")
+            .add_content(
+                OFFSET_STREAM,
+                Content::new(Object::with_type(BasicType::String).format(
+                    salvo::oapi::SchemaFormat::KnownFormat(salvo::oapi::KnownFormat::Binary),
+                )),
+            )
+    };
+    let header = |name: &str, required: bool, what: &str, schema: Object| {
+        Parameter::new(name)
+            .location(ParameterIn::Header)
+            .required(if required {
+                Required::True
+            } else {
+                Required::False
+            })
+            .description(what)
+            .schema(schema)
+    };
+    let resumable = || header("Tus-Resumable", true, "The protocol version", version());
+    let id = || {
+        Parameter::new("tus_id")
+            .location(ParameterIn::Path)
+            .required(Required::True)
+            .description("The upload, the last segment of the `Location` its creation answered")
+            .schema(text())
+    };
+    let out = |what: &str, schema: Object| Header::new(schema).description(what);
+    let answer_version = || out("The protocol version", version()).required(true);
+    let offset = || out("The bytes the server holds", integer()).required(true);
+    let expires = || {
+        out(
+            "When the upload is removed if left idle (RFC 7231 date)",
+            text(),
+        )
+    };
+    // Errors keep the API's body; HEAD's have none (a HEAD answer carries no body).
+    let errors = |op: Operation, codes: &[(&str, &str)], body: bool| {
+        codes.iter().fold(op, |op, (code, what)| {
+            let response = Response::new(*what);
+            op.add_response(
+                *code,
+                if body {
+                    response.add_content("application/json", Content::new(error.clone()))
+                } else {
+                    response
+                },
+            )
+        })
+    };
+    let common: &[(&str, &str)] = &[
+        ("400", "A header is missing or malformed"),
+        ("401", "Invalid or missing API key"),
+        (
+            "403",
+            "A read-only key; or the size is over the plan's or the quota's",
+        ),
+        (
+            "412",
+            "`Tus-Resumable` is missing or not 1.0.0 (with `Tus-Version`)",
+        ),
+        ("429", "Rate limit exceeded (with `Retry-After`)"),
+        ("500", "Internal error"),
+        (
+            "503",
+            "File storage or the database is unavailable (with `Retry-After`)",
+        ),
+        ("507", "The server's storage is full"),
+    ];
+    let writes: &[(&str, &str)] = &[
+        (
+            "409",
+            "`Upload-Offset` is not the server's offset, or the file's name is taken",
+        ),
+        ("413", "More bytes than `Upload-Length`"),
+        ("423", "Another PATCH of this upload is running"),
+        (
+            "460",
+            "`Upload-Checksum` does not match the request's bytes (they were not kept)",
+        ),
+    ];
+    let secured = |op: Operation, tag: &str| {
+        op.add_tag(tag)
+            .add_security(SecurityRequirement::new("api_key", Vec::<String>::new()))
+    };
+
+    let post = secured(Operation::new(), "tus")
+        .operation_id("tus_create")
+        .summary("Create a resumable upload (tus 1.0 creation, creation-with-upload)")
+        .add_parameter(resumable())
+        .add_parameter(header(
+            "Upload-Length",
+            true,
+            "The file's size in bytes",
+            integer(),
+        ))
+        .add_parameter(header(
+            "Upload-Metadata",
+            true,
+            "Comma-separated `key base64value` pairs: `filename` (or `name`) and an optional \
+             `dir_id` (the directory it goes to, else a new one)",
+            text(),
+        ))
+        .add_parameter(header(
+            "Upload-Checksum",
+            false,
+            "`sha256 <base64 digest>` of the body sent with the creation",
+            text(),
+        ))
+        .request_body(bytes())
+        .add_response(
+            "201",
+            Response::new("Created; `Location` is the upload's URL")
+                .add_header("Tus-Resumable", answer_version())
+                .add_header("Location", out("The upload's URL", text()).required(true))
+                .add_header("Upload-Offset", offset())
+                .add_header("Upload-Expires", expires()),
+        );
+    let post = errors(errors(post, common, true), writes, true).add_response(
+        "404",
+        Response::new("`dir_id` names no directory of the account")
+            .add_content("application/json", Content::new(error.clone())),
+    );
+    let opts = secured(Operation::new(), "tus")
+        .operation_id("tus_options")
+        .summary("What the server speaks of tus")
+        .add_response(
+            "204",
+            Response::new("The protocol's capabilities")
+                .add_header("Tus-Resumable", answer_version())
+                .add_header("Tus-Version", out("Versions spoken", text()).required(true))
+                .add_header(
+                    "Tus-Extension",
+                    out("Extensions spoken", text()).required(true),
+                )
+                .add_header(
+                    "Tus-Checksum-Algorithm",
+                    out("Checksum algorithms", text()).required(true),
+                )
+                .add_header(
+                    "Tus-Max-Size",
+                    out("The plan's largest file", integer()).required(true),
+                ),
+        );
+    let opts = errors(
+        opts,
+        &[
+            ("401", "Invalid or missing API key"),
+            ("403", "A read-only key"),
+            ("429", "Rate limit exceeded (with `Retry-After`)"),
+            ("500", "Internal error"),
+            ("503", "The database is unavailable (with `Retry-After`)"),
+        ],
+        true,
+    );
+    let peek = secured(Operation::new(), "tus")
+        .operation_id("tus_head")
+        .summary("Where an upload stands: the offset to resume from")
+        .add_parameter(id())
+        .add_parameter(resumable())
+        .add_response(
+            "200",
+            Response::new("The upload's offset and length")
+                .add_header("Tus-Resumable", answer_version())
+                .add_header("Upload-Offset", offset())
+                .add_header(
+                    "Upload-Length",
+                    out("The file's size", integer()).required(true),
+                )
+                .add_header("Upload-Expires", expires())
+                .add_header("Cache-Control", out("`no-store`", text())),
+        );
+    let peek = errors(
+        errors(peek, common, false),
+        &[("404", "No such upload of the account (or it expired)")],
+        false,
+    );
+    let append = secured(Operation::new(), "tus")
+        .operation_id("tus_patch")
+        .summary("Append bytes at the server's offset")
+        .add_parameter(id())
+        .add_parameter(resumable())
+        .add_parameter(header(
+            "Upload-Offset",
+            true,
+            "The server's offset (from HEAD or the last answer)",
+            integer(),
+        ))
+        .add_parameter(header(
+            "Upload-Checksum",
+            false,
+            "`sha256 <base64 digest>` of this request's body",
+            text(),
+        ))
+        .request_body(bytes().required(Required::True))
+        .add_response(
+            "204",
+            Response::new("The bytes are kept")
+                .add_header("Tus-Resumable", answer_version())
+                .add_header("Upload-Offset", offset())
+                .add_header("Upload-Expires", expires()),
+        );
+    let append = errors(errors(append, common, true), writes, true);
+    let append = errors(
+        append,
+        &[
+            ("404", "No such upload of the account (or it expired)"),
+            ("415", "The body is not `application/offset+octet-stream`"),
+        ],
+        true,
+    );
+    let remove = secured(Operation::new(), "tus")
+        .operation_id("tus_terminate")
+        .summary("Terminate an upload: its bytes are dropped")
+        .add_parameter(id())
+        .add_parameter(resumable())
+        .add_response(
+            "204",
+            Response::new("Terminated").add_header("Tus-Resumable", answer_version()),
+        );
+    let remove = errors(
+        errors(remove, common, true),
+        &[
+            ("404", "No such upload of the account (or it expired)"),
+            ("423", "A PATCH of this upload is running"),
+        ],
+        true,
+    );
+
+    doc.paths.insert(
+        "/tus",
+        PathItem::new(PathItemType::Post, post).add_operation(PathItemType::Options, opts),
+    );
+    doc.paths.insert(
+        "/tus/{tus_id}",
+        PathItem::new(PathItemType::Head, peek)
+            .add_operation(PathItemType::Patch, append)
+            .add_operation(PathItemType::Delete, remove),
+    );
+    doc
 }

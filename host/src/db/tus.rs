@@ -173,6 +173,17 @@ impl Db {
         Ok(row.is_some())
     }
 
+    /// Moves a locked upload's offset back from `from` to `to` (the bytes its `.part` file
+    /// still holds after a crash) and lets the lock go.
+    pub async fn rewind_tus(&self, tus_id: &str, token: &str, from: u64, to: u64) -> DbResult<()> {
+        self.exec(
+            "UPDATE type::record('tus', $id) SET offset = $to, lock = NONE, locked_until = 0
+             WHERE offset = $from AND lock = $t RETURN NONE",
+            json!({ "id": tus_id, "t": token, "from": from, "to": to }),
+        )
+        .await
+    }
+
     pub async fn delete_tus(&self, tus_id: &str) -> DbResult<()> {
         self.exec(
             "DELETE type::record('tus', $id) RETURN NONE",

@@ -22,12 +22,18 @@ const WRITE_BACK_EVERY: u64 = 8 << 20;
 
 pub struct Spool {
     chunks: mpsc::Sender<Bytes>,
-    writer: JoinHandle<std::io::Result<u64>>,
+    /// The bytes written and the file, once the chunks are all written.
+    writer: JoinHandle<std::io::Result<(u64, std::fs::File)>>,
 }
 
 impl Spool {
     pub async fn create(path: &Path) -> std::io::Result<Spool> {
-        let mut file = tokio::fs::File::create(path).await?.into_std().await;
+        let file = tokio::fs::File::create(path).await?.into_std().await;
+        Ok(Spool::append(file, 0))
+    }
+
+    /// Writes on at `start`, where `file` stands (a resumable upload's `.part` file).
+    pub fn append(mut file: std::fs::File, start: u64) -> Spool {
         let (chunks, mut rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
         let writer = tokio::task::spawn_blocking(move || {
             let (mut written, mut flushed) = (0u64, 0u64);
@@ -37,14 +43,14 @@ impl Spool {
                 file.write_all(&chunk)?;
                 written += chunk.len() as u64;
                 if written - flushed >= WRITE_BACK_EVERY {
-                    write_back(&file, flushed, written - flushed);
+                    write_back(&file, start + flushed, written - flushed);
                     flushed = written;
                 }
             }
-            file.sync_all()?;
-            Ok(written)
+            write_back(&file, start + flushed, written - flushed);
+            Ok((written, file))
         });
-        Ok(Spool { chunks, writer })
+        Spool { chunks, writer }
     }
 
     /// Queues `chunk`; an error is the writer's (a full disk, say).
@@ -61,6 +67,17 @@ impl Spool {
 
     /// Waits for every chunk to be written and synced: the bytes written.
     pub async fn finish(self) -> std::io::Result<u64> {
+        let (written, file) = self.written().await?;
+        tokio::task::spawn_blocking(move || file.sync_all())
+            .await
+            .map_err(std::io::Error::other)??;
+        Ok(written)
+    }
+
+    /// Waits for every chunk to be written, not synced (their write-back is started): the
+    /// bytes written. They survive this process, not the machine (`resumable.rs` says why
+    /// that is enough there).
+    pub async fn written(self) -> std::io::Result<(u64, std::fs::File)> {
         drop(self.chunks);
         self.writer.await.map_err(std::io::Error::other)?
     }
