@@ -31,6 +31,17 @@ RESULTS = []  # (name, ok, note)
 SHOTS = 0
 
 
+def tus_offset(upload_url, key):
+    """The server's (status, Upload-Offset) of a tus upload, by HEAD; no offset on an error."""
+    head = {"Authorization": f"Basic {key}", "Tus-Resumable": "1.0.0"}
+    req = urllib.request.Request(upload_url, method="HEAD", headers=head)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as res:
+            return res.status, int(res.headers["Upload-Offset"])
+    except urllib.error.HTTPError as e:
+        return e.code, None
+
+
 def tid(name):
     return f'[data-testid="{name}"]'
 
@@ -255,15 +266,9 @@ def main():
                     "return Object.keys(localStorage).filter(k => k.startsWith('tus::'))"
                     ".map(k => localStorage.getItem(k))")])
             upload_url = stored[0]["uploadUrl"]
-            tus_head = {"Authorization": f"Basic {key}", "Tus-Resumable": "1.0.0"}
 
             def offset():
-                req = urllib.request.Request(upload_url, method="HEAD", headers=tus_head)
-                try:
-                    with urllib.request.urlopen(req, timeout=10) as res:
-                        return res.status, int(res.headers["Upload-Offset"])
-                except urllib.error.HTTPError as e:
-                    return e.code, None
+                return tus_offset(upload_url, key)
             status, at = offset()
             assert status == 200 and 0 < at < len(data), f"after the cut: {status} {at}"
             # The same file into the same directory: it resumes, and the bytes are whole.
@@ -762,15 +767,9 @@ player.initialize(v, url, true);
                     "return Object.keys(localStorage).filter(k => k.includes('killed.bin'))"
                     ".map(k => localStorage.getItem(k))")])
             upload_url = stored[0]["uploadUrl"]
-            tus_head = {"Authorization": f"Basic {big_key}", "Tus-Resumable": "1.0.0"}
 
             def offset():
-                req = urllib.request.Request(upload_url, method="HEAD", headers=tus_head)
-                try:
-                    with urllib.request.urlopen(req, timeout=10) as res:
-                        return res.status, int(res.headers["Upload-Offset"])
-                except urllib.error.HTTPError as e:
-                    return e.code, None
+                return tus_offset(upload_url, big_key)
             # 40 % counted by the server (whole 8 MiB PATCHes), then the kill: at 12 MB/s that is
             # seconds after the upload URL went into localStorage, which Chromium writes to the
             # profile's disk a few seconds after a change (a kill loses what it has not).

@@ -107,7 +107,26 @@ pub struct OutputLink {
 
 /// Resolves and imports: what a submission or a sync run does before anything else.
 pub async fn prepare(state: &AppState, account: &Account, task: Task) -> AppResult<Resolved> {
-    let mut resolved = resolve(state, account, task).await?;
+    prepare_checked(state, account, task, true).await
+}
+
+/// `prepare`; without `early_quota`, the quota is checked here only before an import would
+/// fetch bytes: for a caller that holds the quota next (`metering::hold` refuses as the check
+/// would, atomically), a task of stored inputs asks the database once, not twice.
+async fn prepare_checked(
+    state: &AppState,
+    account: &Account,
+    task: Task,
+    early_quota: bool,
+) -> AppResult<Resolved> {
+    let mut resolved = resolve_unmetered(state, account, task).await?;
+    let imports = resolved
+        .inputs
+        .iter()
+        .any(|i| !matches!(i.file, InputFile::Stored(_)));
+    if early_quota || imports {
+        metering::check_quota(state, account, resolved.stored_bytes()).await?;
+    }
     crate::timing::mark("resolve");
     import::import(state, &mut resolved).await?;
     crate::timing::mark("import");
@@ -147,7 +166,7 @@ pub async fn run_admitted(
     _admitted: &TaskPermit,
     progress: Option<watch::Sender<u64>>,
 ) -> AppResult<Completed> {
-    let resolved = prepare(state, account, task).await?;
+    let resolved = prepare_checked(state, account, task, false).await?;
     let hold = metering::hold(
         state,
         account,
