@@ -31,6 +31,16 @@ RESULTS = []  # (name, ok, note)
 SHOTS = 0
 
 
+def kept_upload_url(key_filter):
+    """The URL tus-js-client keeps in localStorage for resuming the upload whose key passes
+    `key_filter` (a JavaScript expression of `k`), once it is there."""
+    stored = wait_for("the upload kept for resuming", lambda: [
+        json.loads(v) for v in DRIVER.execute_script(
+            f"return Object.keys(localStorage).filter(k => {key_filter})"
+            ".map(k => localStorage.getItem(k))")])
+    return stored[0]["uploadUrl"]
+
+
 def tus_offset(upload_url, key):
     """The server's (status, Upload-Offset) of a tus upload, by HEAD; no offset on an error."""
     head = {"Authorization": f"Basic {key}", "Tus-Resumable": "1.0.0"}
@@ -261,11 +271,7 @@ def main():
             DRIVER.refresh()  # the page and its request go; the key stays for the tab
             DRIVER.execute_cdp_cmd("Network.emulateNetworkConditions", {
                 "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-            stored = wait_for("the upload kept for resuming", lambda: [
-                json.loads(v) for v in DRIVER.execute_script(
-                    "return Object.keys(localStorage).filter(k => k.startsWith('tus::'))"
-                    ".map(k => localStorage.getItem(k))")])
-            upload_url = stored[0]["uploadUrl"]
+            upload_url = kept_upload_url("k.startsWith('tus::')")
 
             def offset():
                 return tus_offset(upload_url, key)
@@ -762,11 +768,7 @@ player.initialize(v, url, true);
                 "offline": False, "latency": 0, "downloadThroughput": -1,
                 "uploadThroughput": 12 * 1000 * 1000})
             find(f"{tid('upload')} input[type=file]").send_keys(path)
-            stored = wait_for("the upload kept for resuming", lambda: [
-                json.loads(v) for v in DRIVER.execute_script(
-                    "return Object.keys(localStorage).filter(k => k.includes('killed.bin'))"
-                    ".map(k => localStorage.getItem(k))")])
-            upload_url = stored[0]["uploadUrl"]
+            upload_url = kept_upload_url("k.includes('killed.bin')")
 
             def offset():
                 return tus_offset(upload_url, big_key)
