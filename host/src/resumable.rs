@@ -393,6 +393,8 @@ impl Append {
                     lock: &self.token,
                     parts: &new_parts,
                     tail: tail.as_ref(),
+                    object_id: &self.upload.object_id,
+                    claim: &self.upload.claim,
                 },
             )
             .await?;
@@ -409,10 +411,6 @@ impl Append {
         }
         self.upload.parts.extend(new_parts);
         self.upload.tail = tail;
-        state
-            .db
-            .renew_upload(&self.upload.object_id, &self.upload.claim, expires)
-            .await?;
         crate::timing::mark("count");
         if !last {
             return Ok((to, Some(expires)));
