@@ -9,6 +9,9 @@
 //! - `prompt` builds the messages (system text, examples, input facts);
 //! - `schema` writes the JSON schemas the answer must follow;
 //! - `answer` parses the model's answer strictly and checks it.
+//!
+//! Before the model is asked, the offline translator's final refusals hold
+//! (`translator::final_refusal`): the model answers only what that one did not understand.
 
 pub mod answer;
 pub mod config;
@@ -32,6 +35,12 @@ pub fn translate_task(
     if inputs.is_empty() {
         return Err(refusal(None, "There is no input to work on"));
     }
+    // What the offline translator understood and refused stays refused, whoever asks the
+    // model (the fallback of `plugins.translator`, or this plugin alone): a model answers an
+    // upload, a stream or an impossible plan with a task that does part of it.
+    if let Some(refused) = translator::final_refusal(instructions, inputs) {
+        return Err(refused);
+    }
     let request = CompletionRequest {
         messages: prompt::task_messages(&config, instructions, inputs),
         json_schema: Some(schema::task_schema(inputs)),
@@ -50,6 +59,9 @@ pub fn translate_probe(
     complete: impl FnOnce(CompletionRequest) -> Result<String, String>,
 ) -> Result<ProbeConfig, Refusal> {
     let config = config::Config::from_json(config_json).map_err(config_refusal)?;
+    if let Some(refused) = translator::final_probe_refusal(instructions) {
+        return Err(refused);
+    }
     let request = CompletionRequest {
         messages: prompt::probe_messages(&config, instructions, input),
         json_schema: Some(schema::probe_schema()),

@@ -69,16 +69,72 @@ pub fn translate(
     inputs: &[InputFacts],
     offered: &[OfferedRecipe],
 ) -> Result<Answer, Refusal> {
+    read(instructions, inputs, offered).map_err(|r| r.refusal)
+}
+
+/// The refusal to give whatever else reads the instruction, when this translator's is final:
+/// the request was understood and cannot or must not be done as asked (out of scope, a job no
+/// task does, a plan the inputs or the request itself rule out, a change said of the wrong
+/// thing). A fallback translator (the LLM one, `plugins/llm-translator`) answers only what
+/// this one did not understand: asked the rest, a model answers 200 with part of it done.
+/// `None` also when the instruction translates (no recipe is offered here, so a named job is
+/// refused as not offered, which is final).
+pub fn final_refusal(instructions: &str, inputs: &[InputFacts]) -> Option<Refusal> {
+    match read(instructions, inputs, &[]) {
+        Err(Refused {
+            refusal,
+            last: true,
+        }) => Some(refusal),
+        _ => None,
+    }
+}
+
+/// A probe question's refusal that is final (it asks for what no probe does), as
+/// [`final_refusal`].
+pub fn final_probe_refusal(instructions: &str) -> Option<Refusal> {
+    scope::out_of_scope(instructions).map(|why| Refusal {
+        message: format!("Mediaforge cannot {why}. Nothing was run."),
+        subject: None,
+    })
+}
+
+/// A refusal, and whether it is final ([`final_refusal`]) or says what was not understood.
+struct Refused {
+    refusal: Refusal,
+    last: bool,
+}
+
+/// A refusal another translator may still answer: something was not understood.
+fn unread(refusal: Refusal) -> Refused {
+    Refused {
+        refusal,
+        last: false,
+    }
+}
+
+/// A refusal no other translator may overrule ([`final_refusal`]).
+fn last(refusal: Refusal) -> Refused {
+    Refused {
+        refusal,
+        last: true,
+    }
+}
+
+fn read(
+    instructions: &str,
+    inputs: &[InputFacts],
+    offered: &[OfferedRecipe],
+) -> Result<Answer, Refused> {
     let u = intents::understand(instructions);
     let unsupported = u.intents().find_map(|i| match i {
         intents::Intent::Unsupported(why) => Some(why.clone()),
         _ => None,
     });
     if let Some(why) = unsupported {
-        return Err(Refusal {
+        return Err(last(Refusal {
             message: format!("This cannot be done here: {why}."),
             subject: None,
-        });
+        }));
     }
     // A clause no task can carry out is refused as such, whatever else is asked: running the
     // rest would answer as if all of it were done.
@@ -92,10 +148,10 @@ pub fn translate(
                 understood.join(", ")
             )
         };
-        return Err(Refusal {
+        return Err(last(Refusal {
             message,
             subject: None,
-        });
+        }));
     }
     if !u.has(intents::Intent::is_action) {
         let mut message = String::from("I could not find a media operation in this instruction");
@@ -103,10 +159,10 @@ pub fn translate(
             message.push_str(&format!(" (I did not understand {})", quoted(&u.leftovers)));
         }
         message.push_str(&format!(". Try wording such as: {EXAMPLES}."));
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message,
             subject: u.leftovers.first().cloned(),
-        });
+        }));
     }
     // A word that changes the meaning was not understood: guessing could do the opposite.
     if let Some(word) = u.dropped.first() {
@@ -118,34 +174,34 @@ pub fn translate(
         if !u.leftovers.is_empty() {
             message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
         }
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message,
             subject: Some(word.clone()),
-        });
+        }));
     }
     // A word the grammar has never seen may be the thing asked for ("a boomerang of the first
     // 2 seconds"): the rest of its clause must not run as if it were all.
     if !u.unknown.is_empty() && u.unaccounted.is_empty() {
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message: format!(
                 "I understood {}, but not {}, so I did not run anything rather than guess what it asks for.",
                 u.understood().join(", "),
                 quoted(&u.unknown)
             ),
             subject: u.unknown.first().cloned(),
-        });
+        }));
     }
     // A clause of which nothing was understood is refused, not dropped: the answer would
     // otherwise look like the whole request was done.
     if !u.unaccounted.is_empty() {
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message: format!(
                 "I understood {}, but not {}, so I did not run anything rather than leave part of the request undone.",
                 u.understood().join(", "),
                 quoted(&u.unaccounted)
             ),
             subject: u.unaccounted.first().cloned(),
-        });
+        }));
     }
     // A number no rule used belongs to something asked ("from second 5", "10 px in from the
     // edges"): running without it would answer with another number, or none.
@@ -157,38 +213,39 @@ pub fn translate(
         .map(|(text, _)| text.clone())
         .collect();
     if !loose.is_empty() {
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message: format!(
                 "I understood {}, but not what {} refers to, so I did not run anything rather than guess.",
                 u.understood().join(", "),
                 quoted(&loose)
             ),
             subject: loose.first().cloned(),
-        });
+        }));
     }
     if let Some(answer) = recipes::answer(&u, offered) {
-        return answer;
+        // A recipe not offered, or two asked at once: understood, and not doable as asked.
+        return answer.map_err(last);
     }
     // A word naming a job no task does ("with a vtt file" beside thumbnails) that no rule used:
     // a task would answer as if that part were done.
     if let Some(part) = recipes::unused_job_words(&u) {
-        return Err(Refusal {
+        return Err(last(Refusal {
             message: format!(
                 "I understood {}, but not what \"{part}\" asks for, so I did not run anything rather than leave part of the request undone.",
                 u.understood().join(", ")
             ),
             subject: Some(part),
-        });
+        }));
     }
     let task = plan::plan(&u, inputs).map_err(|why| {
         let mut message = format!("I understood {}, but {why}.", u.understood().join(", "));
         if !u.leftovers.is_empty() {
             message.push_str(&format!(" I did not understand {}.", quoted(&u.leftovers)));
         }
-        Refusal {
+        last(Refusal {
             message,
             subject: None,
-        }
+        })
     })?;
     // An input given but used by no part of the task (a second clip, a song, a logo) was
     // part of the request: an answer without it would look like all of it was done.
@@ -198,7 +255,7 @@ pub fn translate(
         .filter(|name| !task.inputs.iter().any(|i| i.file_path == *name))
         .collect();
     if let Some(first) = unused.first() {
-        return Err(Refusal {
+        return Err(unread(Refusal {
             message: format!(
                 "I understood {}, but not what to do with {}, so I did not run anything rather than leave part of the request undone.",
                 u.understood().join(", "),
@@ -209,7 +266,7 @@ pub fn translate(
                     .join(", ")
             ),
             subject: Some(first.to_string()),
-        });
+        }));
     }
     Ok(Answer::Task(task))
 }

@@ -10,6 +10,10 @@
 //! part, `CASE=id1,id2` some cases, `CORPUS_OUT=file.json` writes every verdict (the measuring
 //! part's misses are printed only with `SHOW_MEASURE=1`); `HELD_OUT=file.json` judges a held-out
 //! set (`tests/held-out/`) instead.
+//!
+//! `LLM_ENDPOINT=http://127.0.0.1:PORT/v1` (an OpenAI-compatible server; `tests/llm/run.sh
+//! corpus` starts one) asks the LLM translator what this one refuses, as the host does with
+//! `[plugins.translator] fallback`, and prints what the fallback added and what it cost.
 
 mod support;
 
@@ -154,7 +158,18 @@ fn judge(case: &Value, fixtures: &Path, work: &Path) -> (Verdict, String) {
         }
     };
     if case["endpoint"] == "probe" {
-        return match translator::translate_probe(instructions) {
+        let answer = translator::translate_probe(instructions).or_else(|first| {
+            fallback::ask(id, |complete| {
+                llm_translator::translate_probe(
+                    "{}",
+                    instructions,
+                    &facts(&fixtures.join(inputs[0])),
+                    complete,
+                )
+            })
+            .ok_or(first)
+        });
+        return match answer {
             Err(r) => refused(&r.message),
             Ok(_) if refuse => (Verdict::Wrong, "answered what should be refused".into()),
             Ok(cfg) => {
@@ -169,7 +184,14 @@ fn judge(case: &Value, fixtures: &Path, work: &Path) -> (Verdict, String) {
         };
     }
     let facts: Vec<_> = inputs.iter().map(|n| facts(&fixtures.join(n))).collect();
-    let task = match translator::translate(instructions, &facts, &offered()) {
+    let answer = translator::translate(instructions, &facts, &offered()).or_else(|first| {
+        fallback::ask(id, |complete| {
+            llm_translator::translate_task("{}", instructions, &facts, complete)
+        })
+        .map(Answer::Task)
+        .ok_or(first)
+    });
+    let task = match answer {
         Err(r) => return refused(&r.message),
         Ok(_) if refuse => return (Verdict::Wrong, "ran what should be refused".into()),
         Ok(Answer::Recipe(call)) => {
@@ -298,6 +320,7 @@ fn sourced_corpus() {
     for t in ["part", "lang", "class"] {
         print_table(&format!("by {t}"), by.get(t).unwrap_or(&Tally::new()));
     }
+    fallback::report(&verdicts);
     if let Ok(path) = std::env::var("CORPUS_OUT") {
         std::fs::write(path, serde_json::to_string_pretty(&verdicts).unwrap()).unwrap();
     }
@@ -354,4 +377,115 @@ fn dev_part_refusals_hold() {
         }
     }
     assert!(answered.is_empty(), "{}", answered.join("\n"));
+}
+
+/// The LLM translator asked what the offline one refuses (`LLM_ENDPOINT`), through `curl` as
+/// the host's `complete` would (`host/src/plugins/translator.rs`): the same request body.
+mod fallback {
+    use std::process::Command;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use mediaforge_plugin::{CompletionRequest, Refusal};
+    use serde_json::{Value, json};
+
+    /// Each case the fallback was asked: its id, seconds, and whether it answered.
+    static ASKED: Mutex<Vec<(String, f64, bool)>> = Mutex::new(Vec::new());
+
+    /// The fallback's answer, when `LLM_ENDPOINT` is set and it answers.
+    pub fn ask<T>(
+        id: &str,
+        translate: impl FnOnce(
+            &dyn Fn(CompletionRequest) -> Result<String, String>,
+        ) -> Result<T, Refusal>,
+    ) -> Option<T> {
+        let endpoint = std::env::var("LLM_ENDPOINT").ok()?;
+        let started = Instant::now();
+        let answer = translate(&|request| complete(&endpoint, request)).ok();
+        ASKED.lock().unwrap().push((
+            id.to_string(),
+            started.elapsed().as_secs_f64(),
+            answer.is_some(),
+        ));
+        answer
+    }
+
+    fn complete(endpoint: &str, request: CompletionRequest) -> Result<String, String> {
+        let mut body = json!({
+            "model": "smollm2",
+            "messages": request.messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect::<Vec<_>>(),
+        });
+        if let Some(max) = request.max_tokens {
+            body["max_tokens"] = json!(max);
+        }
+        if let Some(t) = request.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(schema) = &request.json_schema {
+            let schema: Value = serde_json::from_str(schema).map_err(|e| e.to_string())?;
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": { "name": "answer", "schema": schema, "strict": true },
+            });
+        }
+        let file = std::env::temp_dir().join(format!("corpus-llm-{}.json", std::process::id()));
+        std::fs::write(&file, body.to_string()).map_err(|e| e.to_string())?;
+        let out = Command::new("curl")
+            .args([
+                "-sS",
+                "--max-time",
+                "120",
+                "-H",
+                "content-type: application/json",
+            ])
+            .arg("--data-binary")
+            .arg(format!("@{}", file.display()))
+            .arg(format!(
+                "{}/chat/completions",
+                endpoint.trim_end_matches('/')
+            ))
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        let reply: Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        reply["choices"][0]["message"]["content"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("no message content: {reply}"))
+    }
+
+    /// What the fallback was asked, answered and cost, and the verdicts of its answers by part.
+    pub fn report(verdicts: &[Value]) {
+        let asked = ASKED.lock().unwrap();
+        if asked.is_empty() {
+            return;
+        }
+        let mut secs: Vec<f64> = asked.iter().map(|(_, s, _)| *s).collect();
+        secs.sort_by(f64::total_cmp);
+        let total: f64 = secs.iter().sum();
+        eprintln!(
+            "\nfallback (LLM translator): asked {} times, answered {}; seconds per request: median {:.1}, mean {:.1}, max {:.1}",
+            asked.len(),
+            asked.iter().filter(|a| a.2).count(),
+            secs[secs.len() / 2],
+            total / secs.len() as f64,
+            secs[secs.len() - 1]
+        );
+        let mut by: std::collections::BTreeMap<(String, String), usize> = Default::default();
+        for v in verdicts {
+            let id = v["id"].as_str().unwrap_or("");
+            if asked.iter().any(|a| a.0 == id && a.2) {
+                let key = (
+                    v["part"].as_str().unwrap_or("?").to_string(),
+                    v["verdict"].as_str().unwrap_or("?").to_string(),
+                );
+                *by.entry(key).or_default() += 1;
+            }
+        }
+        for ((part, verdict), n) in by {
+            eprintln!("  the fallback's answers, {part}: {n} {verdict}");
+        }
+    }
 }
