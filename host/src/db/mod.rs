@@ -56,6 +56,9 @@ pub enum DbError {
     /// A file written to a directory that expired (or was retired) meanwhile.
     #[error("directory is gone")]
     DirectoryGone,
+    /// A file that would take its account past its storage limit.
+    #[error("storage limit reached")]
+    StorageFull,
     /// A database server down or unreachable: no connection, or no answer within
     /// `database.query_timeout_s`.
     #[error("database unavailable: {0}")]
@@ -73,6 +76,8 @@ impl From<surrealdb::Error> for DbError {
             DbError::Conflict
         } else if text.contains(DIRECTORY_GONE) {
             DbError::DirectoryGone
+        } else if text.contains(STORAGE_FULL) {
+            DbError::StorageFull
         } else {
             DbError::Other(text)
         }
@@ -119,6 +124,17 @@ impl Drop for Timed<'_> {
 
 /// What `create_file` throws when the directory is no longer live.
 const DIRECTORY_GONE: &str = "mediaforge: directory is gone";
+/// What `replace_file` throws when the file would take its account past its limit.
+const STORAGE_FULL: &str = "mediaforge: storage limit reached";
+
+/// The bytes of the visible files in account `$a`'s live directories at `$now`, as SurrealQL
+/// (`storage_used`, and the check `replace_file` makes in its transaction).
+macro_rules! storage_used {
+    () => {
+        "math::sum(SELECT VALUE size FROM file WHERE state != 'deleting' AND dir_id IN
+             (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now))"
+    };
+}
 
 #[derive(Clone)]
 pub struct Db {
@@ -452,28 +468,42 @@ impl Db {
     }
 
     /// Puts `file` (ready, its bytes already stored) in place of any file of its name, in one
-    /// transaction that also checks the directory is live: the objects of the replaced files,
+    /// transaction that also checks the directory is live and, with `limit` (the owner's
+    /// account and its storage bound), that the file fits: the objects of the replaced files,
     /// for the caller to remove. A task's outputs are stored this way (`files::store_output`):
-    /// one write where hiding, deleting, creating and completing took four.
-    pub async fn replace_file(&self, file: &FileRecord, now: i64) -> DbResult<Vec<String>> {
+    /// one write where checking, hiding, deleting, creating and completing took five.
+    pub async fn replace_file(
+        &self,
+        file: &FileRecord,
+        now: i64,
+        limit: Option<(&str, u64)>,
+    ) -> DbResult<Vec<String>> {
         #[derive(Deserialize)]
         struct Row {
             object_id: String,
         }
-        let vars = json!({ "f": file, "now": now, "gone": DIRECTORY_GONE });
+        let (account, limit) = limit.map_or((None, None), |(a, l)| (Some(a), Some(l)));
+        let vars = json!({ "f": file, "now": now, "gone": DIRECTORY_GONE, "full": STORAGE_FULL,
+                           "a": account, "limit": limit });
         let rows: Vec<Row> = self
             .write_files(&file.dir_id, |db| async move {
-                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 DELETE (the replaced), 4 CREATE, 5 COMMIT.
+                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 IF (the storage limit), 4 DELETE (the
+                // replaced), 5 CREATE, 6 COMMIT.
                 db.rows_at(
-                    "BEGIN TRANSACTION;
+                    concat!(
+                        "BEGIN TRANSACTION;
                      LET $live = (UPDATE type::record('directory', $f.dir_id) SET files_added_at = $now
                          WHERE expires_at > $now RETURN VALUE dir_id);
                      IF array::len($live) == 0 { THROW $gone };
+                     IF $limit != NONE AND ",
+                        storage_used!(),
+                        " + $f.size > $limit { THROW $full };
                      DELETE file WHERE dir_id = $f.dir_id AND file_name = $f.file_name RETURN BEFORE;
                      CREATE type::record('file', $f.object_id) CONTENT $f RETURN NONE;
-                     COMMIT TRANSACTION;",
+                     COMMIT TRANSACTION;"
+                    ),
                     vars,
-                    3,
+                    4,
                 )
                 .await
             })
@@ -739,20 +769,13 @@ impl Db {
 
     /// Bytes of the visible files in the account's live directories.
     pub async fn storage_used(&self, account: &str, now: i64) -> DbResult<u64> {
-        #[derive(Deserialize)]
-        struct Row {
-            n: Option<u64>,
-        }
-        Ok(self
-            .first::<Row>(
-                "SELECT math::sum(size) AS n FROM file WHERE state != 'deleting' AND dir_id IN
-                     (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now)
-                 GROUP ALL",
+        let rows: Vec<Option<u64>> = self
+            .rows(
+                concat!("RETURN [", storage_used!(), "]"),
                 json!({ "a": account, "now": now }),
             )
-            .await?
-            .and_then(|r| r.n)
-            .unwrap_or(0))
+            .await?;
+        Ok(rows.into_iter().next().flatten().unwrap_or(0))
     }
 
     /// Which of `objects` have no file record at all (in any state): bytes nothing refers to.
