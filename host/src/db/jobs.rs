@@ -688,17 +688,32 @@ impl Db {
     }
 
     /// A stream that yields whenever a row of `table` (jobs, split parts) is created or
-    /// changes: workers use it to wake up.
+    /// changes, with the row's `status` and its webhook's `state` as they now are: workers use
+    /// it to wake up,
+    /// and only for changes that may give them work (`jobs/worker.rs`).
     pub async fn changes(
         &self,
         table: &'static str,
-    ) -> DbResult<impl futures_util::Stream<Item = ()> + use<>> {
+    ) -> DbResult<impl futures_util::Stream<Item = Change> + use<>> {
         use futures_util::StreamExt;
-        let stream = self
-            .inner
-            .select::<Vec<surrealdb::types::Value>>(table)
-            .live()
-            .await?;
-        Ok(stream.map(|_| ()))
+        let stream = self.inner.select::<Vec<Value>>(table).live().await?;
+        Ok(stream.map(|note| {
+            let row = note.ok().map(|n| n.data);
+            let text = |v: &Value| v.as_str().map(str::to_string);
+            Change {
+                known: row.as_ref().is_some_and(Value::is_object),
+                status: row.as_ref().and_then(|r| text(&r["status"])),
+                webhook: row.as_ref().and_then(|r| text(&r["webhook"]["state"])),
+            }
+        }))
     }
+}
+
+/// What a live query says of a changed row (`Db::changes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The row could be read (else nothing is known of it: wake for it).
+    pub known: bool,
+    pub status: Option<String>,
+    pub webhook: Option<String>,
 }

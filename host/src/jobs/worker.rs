@@ -48,9 +48,17 @@ async fn wake_on_changes(state: Arc<AppState>) {
         match state.db.changes("job").await {
             Ok(mut changes) => {
                 state.wakers.live.store(true, Ordering::SeqCst);
-                while changes.next().await.is_some() {
-                    state.wakers.jobs.notify_waiters();
-                    state.wakers.webhooks.notify_waiters();
+                // Only changes that may give work: a job running (claimed, its progress,
+                // its lease renewed) gives none, and a webhook only once it is due. Every
+                // wake costs the woken a look at the queue or at the webhooks, taken from
+                // ffmpeg's cores (issue #34: the queue at saturation).
+                while let Some(change) = changes.next().await {
+                    if !change.known || change.status.as_deref() != Some("processing") {
+                        state.wakers.jobs.notify_waiters();
+                    }
+                    if !change.known || change.webhook.as_deref() == Some("pending") {
+                        state.wakers.webhooks.notify_waiters();
+                    }
                 }
                 state.wakers.live.store(false, Ordering::SeqCst);
                 // Missed changes while it was down: look at the queue now.
