@@ -164,6 +164,15 @@ pub async fn segment_turn(state: &AppState, now: i64) -> AppResult<SegmentTurn> 
 }
 
 async fn max_running(state: &AppState, account: &str) -> AppResult<Option<u32>> {
+    // No plan bounds it (the default): no account to read, on every claim.
+    if state
+        .cfg
+        .plans
+        .values()
+        .all(|p| p.max_running_jobs.is_none())
+    {
+        return Ok(None);
+    }
     let Some(account) = state.db.account(account).await? else {
         return Ok(None);
     };
