@@ -389,8 +389,11 @@ mod fallback {
     use mediaforge_plugin::{CompletionRequest, Refusal};
     use serde_json::{Value, json};
 
-    /// Each case the fallback was asked: its id, seconds, and whether it answered.
-    static ASKED: Mutex<Vec<(String, f64, bool)>> = Mutex::new(Vec::new());
+    /// Each case the fallback was asked: its id and whether it answered.
+    static ASKED: Mutex<Vec<(String, bool)>> = Mutex::new(Vec::new());
+    /// Seconds of each call that reached the model (a final refusal of the offline translator
+    /// is given back without one: `translator::final_refusal`).
+    static CALLS: Mutex<Vec<f64>> = Mutex::new(Vec::new());
 
     /// The fallback's answer, when `LLM_ENDPOINT` is set and it answers.
     pub fn ask<T>(
@@ -400,13 +403,17 @@ mod fallback {
         ) -> Result<T, Refusal>,
     ) -> Option<T> {
         let endpoint = std::env::var("LLM_ENDPOINT").ok()?;
-        let started = Instant::now();
-        let answer = translate(&|request| complete(&endpoint, request)).ok();
-        ASKED.lock().unwrap().push((
-            id.to_string(),
-            started.elapsed().as_secs_f64(),
-            answer.is_some(),
-        ));
+        let answer = translate(&|request| {
+            let started = Instant::now();
+            let answer = complete(&endpoint, request);
+            CALLS.lock().unwrap().push(started.elapsed().as_secs_f64());
+            answer
+        })
+        .ok();
+        ASKED
+            .lock()
+            .unwrap()
+            .push((id.to_string(), answer.is_some()));
         answer
     }
 
@@ -456,31 +463,41 @@ mod fallback {
             .ok_or_else(|| format!("no message content: {reply}"))
     }
 
-    /// What the fallback was asked, answered and cost, and the verdicts of its answers by part.
+    /// What the fallback was asked, answered and cost, and the verdicts of its answers by part
+    /// (an answer the command builder's policy refused is counted apart from one ffmpeg
+    /// failed on).
     pub fn report(verdicts: &[Value]) {
         let asked = ASKED.lock().unwrap();
         if asked.is_empty() {
             return;
         }
-        let mut secs: Vec<f64> = asked.iter().map(|(_, s, _)| *s).collect();
+        let mut secs = CALLS.lock().unwrap().clone();
         secs.sort_by(f64::total_cmp);
-        let total: f64 = secs.iter().sum();
+        let n = secs.len().max(1) as f64;
         eprintln!(
-            "\nfallback (LLM translator): asked {} times, answered {}; seconds per request: median {:.1}, mean {:.1}, max {:.1}",
+            "\nfallback (LLM translator): asked {} times, the model {} times ({} refusals were final), answered {}",
             asked.len(),
-            asked.iter().filter(|a| a.2).count(),
-            secs[secs.len() / 2],
-            total / secs.len() as f64,
-            secs[secs.len() - 1]
+            secs.len(),
+            asked.len() - secs.len(),
+            asked.iter().filter(|a| a.1).count(),
         );
+        if !secs.is_empty() {
+            eprintln!(
+                "  seconds per model call: median {:.1}, mean {:.1}, max {:.1}",
+                secs[secs.len() / 2],
+                secs.iter().sum::<f64>() / n,
+                secs[secs.len() - 1]
+            );
+        }
         let mut by: std::collections::BTreeMap<(String, String), usize> = Default::default();
         for v in verdicts {
             let id = v["id"].as_str().unwrap_or("");
-            if asked.iter().any(|a| a.0 == id && a.2) {
-                let key = (
-                    v["part"].as_str().unwrap_or("?").to_string(),
-                    v["verdict"].as_str().unwrap_or("?").to_string(),
-                );
+            if asked.iter().any(|a| a.0 == id && a.1) {
+                let mut verdict = v["verdict"].as_str().unwrap_or("?").to_string();
+                if v["why"].as_str().is_some_and(|w| w.starts_with("policy:")) {
+                    verdict = "refused by the command builder's policy".into();
+                }
+                let key = (v["part"].as_str().unwrap_or("?").to_string(), verdict);
                 *by.entry(key).or_default() += 1;
             }
         }
