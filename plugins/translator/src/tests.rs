@@ -1671,6 +1671,9 @@ fn meaning_words_of_six_languages_refuse() {
         "converta para webm exceto o áudio",
         "converta para webm em vez de mp4",
         "comprime el video pero no le quites el audio",
+        // accents left out of a clause out of scope: still out of scope
+        "corta los primeros 3 segundos y despues subelo a youtube",
+        "quitale el audio y envialo por correo",
     ] {
         refused(said, &["clip.mp4"]);
     }
