@@ -311,6 +311,12 @@ pub fn loose_values<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<(String, Option
 /// `@adding` words unless a request understood follows in the same clause ("add a fade
 /// in" is a fade; "add 3 seconds" with nothing else understood is not), or for "only", right
 /// after one.
+/// Words before a unit that make it a rate: "per second", "al secondo", "por segundo".
+const PER: &[&str] = &[
+    "per", "a", "each", "every", "al", "por", "par", "pro", "je", "ao", "à", "ogni", "cada",
+    "chaque", "jede", "jeder",
+];
+
 pub fn dropped_meaning<T>(
     tokens: &[Token],
     hits: &[Hit<T>],
@@ -345,6 +351,20 @@ pub fn dropped_meaning<T>(
         if let Some(p) = free_phrase("negation", i) {
             out.push(p.join(" "));
             len = p.len();
+        } else if let Some(p) = free_phrase("timeword", i) {
+            // A unit of time with no number ("three frames a minute") says something about
+            // time that no rule used (2026-11-28).
+            out.push(p.join(" "));
+            len = p.len();
+        } else if owner[i].is_none()
+            && tokens[i].kind == Tok::Word
+            && tokens[i].norm == "second"
+            && i > 0
+            && PER.contains(&tokens[i - 1].norm.as_str())
+        {
+            // "second" is an ordinal too ("the second clip"), but after "per", "al", "por"
+            // ("un fotogramma al secondo") it is a rate no rule used.
+            out.push(format!("{} second", tokens[i - 1].norm));
         } else if let Some(p) = free_phrase("adding", i) {
             let leads_in = tokens[i + p.len()..]
                 .iter()

@@ -31,7 +31,7 @@ pub fn lexicon() -> &'static Lexicon {
     LEXICON.get_or_init(|| {
         let mut lex = parse(LEXICON_TXT).unwrap_or_else(|e| panic!("lexicon.txt: {e}"));
         let other = parse(LANGUAGES_TXT).unwrap_or_else(|e| panic!("languages.txt: {e}"));
-        lex.rewrites.extend(other.rewrites);
+        lex.rewrites.extend(other.rewrites.clone());
         // Other languages' function words (`@filler`, `@quiet` there) join the English
         // classes: an instruction in another language is then checked word by word too.
         for (name, list) in other.classes.clone() {
@@ -72,9 +72,89 @@ pub fn lexicon() -> &'static Lexicon {
                 .filter(|p| !english.contains(p[0].as_str()))
                 .map(|p| p[0].clone()),
         );
-        lex.spellings.extend(other.spellings);
+        lex.spellings.extend(other.spellings.clone());
+        // People often leave the accents out ("quitale", "premieres", "groesse"): each word
+        // and phrase of the other languages is read unaccented too, unless that spelling
+        // already means something (English, or another word of the lists).
+        for (word, to) in &other.spellings {
+            for plain in unaccented(word) {
+                if plain.chars().count() >= 3
+                    && !lex.spellings.contains_key(&plain)
+                    && !english.contains(plain.as_str())
+                    && !lex.is_filler(&plain)
+                {
+                    lex.foreign.insert(plain.clone());
+                    lex.spellings.insert(plain, to.clone());
+                }
+            }
+        }
+        let fillers: Vec<String> = other
+            .classes
+            .get("filler")
+            .into_iter()
+            .flatten()
+            .filter(|p| p.len() == 1)
+            .map(|p| p[0].clone())
+            .collect();
+        for word in fillers {
+            for plain in unaccented(&word) {
+                if plain.chars().count() >= 3
+                    && !lex.spellings.contains_key(&plain)
+                    && !english.contains(plain.as_str())
+                    && !lex.is_filler(&plain)
+                {
+                    lex.classes
+                        .get_mut("filler")
+                        .expect("the filler class")
+                        .push(vec![plain]);
+                }
+            }
+        }
+        let known: std::collections::HashSet<String> =
+            lex.rewrites.iter().map(|(f, _)| f.clone()).collect();
+        let plain_rewrites: Vec<(String, String)> = other
+            .rewrites
+            .iter()
+            .flat_map(|(from, to)| unaccented(from).into_iter().map(move |p| (p, to.clone())))
+            .filter(|(p, _)| !known.contains(p))
+            .collect();
+        lex.rewrites.extend(plain_rewrites);
         lex
     })
+}
+
+/// The spellings of a word without its accents ("quítale" → "quitale"), and for German
+/// umlauts also as written without them ("größe" → "groesse"); empty when it has none.
+pub fn unaccented(word: &str) -> Vec<String> {
+    let plain: String = word
+        .chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ä' | 'ã' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'ö' | 'õ' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'ç' => 'c',
+            'ñ' => 'n',
+            c => c,
+        })
+        .collect();
+    let mut out = Vec::new();
+    if plain != word {
+        out.push(plain);
+    }
+    if word.contains(['ä', 'ö', 'ü', 'ß']) {
+        let german = word
+            .replace('ä', "ae")
+            .replace('ö', "oe")
+            .replace('ü', "ue")
+            .replace('ß', "ss");
+        out.push(german.clone());
+        if german.contains(['á', 'é', 'í', 'ó', 'ú']) {
+            out.extend(unaccented(&german));
+        }
+    }
+    out
 }
 
 fn phrases(list: &str) -> Vec<Phrase> {

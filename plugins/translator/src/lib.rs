@@ -138,7 +138,14 @@ fn read(
     }
     // A clause no task can carry out is refused as such, whatever else is asked: running the
     // rest would answer as if all of it were done.
-    if let Some(why) = scope::out_of_scope(instructions) {
+    // Read as written, and as the word lists read it: an unaccented or other-language word
+    // the lists know ("subelo" for "súbelo", "upload") is out of scope too (2026-11-28).
+    let read_as = tokens::tokenize(instructions)
+        .iter()
+        .map(|t| t.norm.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(why) = scope::out_of_scope(instructions).or_else(|| scope::out_of_scope(&read_as)) {
         let understood = u.understood();
         let message = if understood.is_empty() || !u.has(intents::Intent::is_action) {
             format!("Mediaforge cannot {why}. Nothing was run.")

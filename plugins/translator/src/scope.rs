@@ -312,8 +312,19 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
 /// with the words that asked for it quoted (the user sees which part could not be done).
 pub fn out_of_scope(instruction: &str) -> Option<String> {
     let text = format!(" {} ", instruction.to_lowercase());
+    // Accents left out ("subelo a youtube", "envialo") say the same (2026-11-28).
+    let plain = |s: &str| {
+        crate::lexicon::unaccented(s)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| s.to_string())
+    };
+    let plain_text = plain(&text);
     OUT_OF_SCOPE.iter().find_map(|kind| {
-        let phrase = kind.phrases.iter().find(|p| contains_phrase(&text, p))?;
+        let phrase = kind
+            .phrases
+            .iter()
+            .find(|p| contains_phrase(&text, p) || contains_phrase(&plain_text, &plain(p)))?;
         let said = phrase;
         Some(format!("{} (you asked for \"{said}\")", kind.reason))
     })

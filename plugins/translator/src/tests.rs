@@ -1576,3 +1576,108 @@ fn japanese_is_read_as_words() {
     let m = refused("clip.mp4 をドラゴンっぽくして", &["clip.mp4"]);
     assert!(m.contains("ドラゴン"), "{m}");
 }
+
+/// The everyday vocabulary of six languages (2026-11-28): each operation in the forms people
+/// write it (infinitive, familiar and polite imperatives, wishes, unaccented), one test per
+/// operation across the languages.
+#[test]
+fn everyday_verbs_in_six_languages() {
+    let cases: &[(&str, &str)] = &[
+        // resize
+        ("bájale la resolución a 480p", "480"),
+        ("bajale la resolucion a 480p", "480"),
+        ("skaliere das Video auf 720p", "scale="),
+        ("skalieren auf 640 Pixel Breite", "scale=640"),
+        ("redimensionner la video en 640x360", "scale=640:360"),
+        ("ridimensionare a 854x480", "scale=854:480"),
+        (
+            "crea una gif dai primi 2 secondi larga 320 pixel",
+            "scale=320",
+        ),
+        // rotate and mirror
+        (
+            "gire o vídeo 90 graus no sentido anti-horário",
+            "transpose=2",
+        ),
+        (
+            "gire o video 90 graus no sentido anti-horario",
+            "transpose=2",
+        ),
+        ("ruota il video in senso orario", "transpose=1"),
+        ("gira el video a la derecha", "transpose=1"),
+        ("spiegel es horizontal", "hflip"),
+        // speed
+        (
+            "vorrei rallentare il video a metà velocità",
+            "setpts=PTS/0.5",
+        ),
+        ("acelerá el video x2", "setpts=PTS/2"),
+        ("mach einen Zeitraffer, 4x schneller", "setpts=PTS/4"),
+        // convert, politely
+        (
+            "¿Podría convertir el archivo a webm, por favor?",
+            "libvpx-vp9",
+        ),
+        ("Könnten Sie das Video in WebM umwandeln?", "libvpx-vp9"),
+        ("réencode-la en webm", "libvpx-vp9"),
+        (
+            "converta para mkv mantendo os mesmos codecs",
+            "-c:v copy -c:a copy",
+        ),
+        // trims, the number before "first"/"last", German "raus"
+        ("coupe les 2 dernières secondes", "-t 8"),
+        ("quita los 3 primeros segundos", "-ss 3"),
+        ("schneide die ersten 4 Sekunden raus", "-ss 4"),
+        ("behalte nur die Sekunden 2 bis 6", "-ss 2 -t 4"),
+        // frames per second in each language
+        ("estrai un fotogramma al secondo in png", "fps=1"),
+        ("saca un fotograma por segundo", "fps=1"),
+        ("extract a frame a second as png", "fps=1"),
+        // compress, keep the quality said loosely
+        (
+            "comprime este vídeo sin que pierda mucha calidad",
+            "-crf 28",
+        ),
+        // watermark: German separable "füge ... ein", Spanish corner words
+        (
+            "füge logo.png unten links als Wasserzeichen ein",
+            "overlay=20:H-h-20",
+        ),
+        (
+            "pon logo.png en la esquina superior derecha",
+            "overlay=W-w-20:20",
+        ),
+    ];
+    for (said, want) in cases {
+        let inputs: &[&str] = if said.contains("logo") {
+            &["clip.mp4", "logo.png"]
+        } else {
+            &["clip.mp4"]
+        };
+        let a = argv(&task(said, inputs));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}
+
+/// A word that changes the meaning, in each language, is never read as filler: it refuses
+/// unless a rule used it (2026-11-28).
+#[test]
+fn meaning_words_of_six_languages_refuse() {
+    for said in [
+        "nicht drehen, nur in webm umwandeln",
+        "convierte a webm excepto el audio",
+        "convertis en webm sauf le son",
+        "converti in webm tranne l'audio",
+        "converta para webm exceto o áudio",
+        "converta para webm em vez de mp4",
+        "comprime el video pero no le quites el audio",
+        // accents left out of a clause out of scope: still out of scope
+        "corta los primeros 3 segundos y despues subelo a youtube",
+        "quitale el audio y envialo por correo",
+    ] {
+        refused(said, &["clip.mp4"]);
+    }
+    // "second" stays an ordinal where it is one.
+    let a = argv(&task("the second clip should be louder", &["clip.mp4"]));
+    assert!(a.contains("volume=2"), "{a}");
+}
