@@ -270,18 +270,22 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
     let permit = state
         .tenants
         .admit_watcher(&account.name, state.cfg.jobs.max_watchers_per_account)?;
+    // Woken when its job changes (the live query on `job`), or by its timer without one.
+    let changes = state.wakers.changed.0.subscribe();
     let stream = futures_util::stream::unfold(
         (
             state,
             job.job_id,
             None::<Value>,
             Some((permit, crate::metrics::background("event_stream"))),
+            changes,
         ),
-        |(state, id, last, permit): (
+        |(state, id, last, permit, mut changes): (
             Arc<AppState>,
             String,
             Option<Value>,
             Option<(TaskPermit, crate::metrics::Background)>,
+            tokio::sync::broadcast::Receiver<String>,
         )| async move {
             permit.as_ref()?;
             loop {
@@ -296,17 +300,28 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
                         .text(serde_json::to_string(&view).unwrap_or_default());
                     return Some((
                         Ok::<_, Infallible>(event),
-                        (state, id, Some(snapshot), permit.filter(|_| !terminal)),
+                        (
+                            state,
+                            id,
+                            Some(snapshot),
+                            permit.filter(|_| !terminal),
+                            changes,
+                        ),
                     ));
                 }
-                // A waiting job changes slowly (its place in the queue), and working out its
-                // place costs the most: read it less often than a running one's progress.
+                // A change of the job wakes the stream at once; the timer is for its place in
+                // the queue (which other jobs move) and for instances without a live query. A
+                // waiting job's place changes slowly and costs the most to work out: it is
+                // read less often than a running one's progress.
                 let pause = if job.status == JobStatus::Pending {
                     1000
                 } else {
                     250
                 };
-                tokio::time::sleep(Duration::from_millis(pause)).await;
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(pause)) => {}
+                    () = crate::jobs::Changed::of(&mut changes, &id) => {}
+                }
             }
         },
     );

@@ -702,6 +702,7 @@ impl Db {
             let text = |v: &Value| v.as_str().map(str::to_string);
             Change {
                 known: row.as_ref().is_some_and(Value::is_object),
+                id: row.as_ref().and_then(|r| text(&r["job_id"])),
                 status: row.as_ref().and_then(|r| text(&r["status"])),
                 webhook: row.as_ref().and_then(|r| text(&r["webhook"]["state"])),
             }
@@ -714,6 +715,8 @@ impl Db {
 pub struct Change {
     /// The row could be read (else nothing is known of it: wake for it).
     pub known: bool,
+    /// The row's `job_id` (a job's).
+    pub id: Option<String>,
     pub status: Option<String>,
     pub webhook: Option<String>,
 }

@@ -27,6 +27,35 @@ pub struct Wakers {
     /// Whether the live query on `job` is open: other instances' submissions then wake this
     /// one, and the timed look at the queue is only a safety net (`jobs/worker.rs`).
     pub live: std::sync::atomic::AtomicBool,
+    /// The id of each job the live query saw change (empty: a change it could not read), for
+    /// the event streams watching them (`api/jobs.rs`).
+    pub changed: Changed,
+}
+
+/// A job's id each time it changes, to every event stream: each waits for its own.
+pub struct Changed(pub tokio::sync::broadcast::Sender<String>);
+
+impl Default for Changed {
+    fn default() -> Changed {
+        // A stream that falls this far behind looks at its job again, as for a change.
+        Changed(tokio::sync::broadcast::channel(1024).0)
+    }
+}
+
+impl Changed {
+    /// Until `job_id` changes (or an unread change, or one missed while behind, might be it).
+    pub async fn of(receiver: &mut tokio::sync::broadcast::Receiver<String>, job_id: &str) {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match receiver.recv().await {
+                Ok(id) if id.is_empty() || id == job_id => return,
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => return,
+                // No live query on this instance: only the stream's own timer wakes it.
+                Err(RecvError::Closed) => std::future::pending::<()>().await,
+            }
+        }
+    }
 }
 
 pub const IDEMPOTENCY_WINDOW_MS: i64 = 24 * 3600 * 1000;

@@ -53,6 +53,12 @@ async fn wake_on_changes(state: Arc<AppState>) {
                 // wake costs the woken a look at the queue or at the webhooks, taken from
                 // ffmpeg's cores (issue #34: the queue at saturation).
                 while let Some(change) = changes.next().await {
+                    // No receiver (no event stream open) is not an error.
+                    let _ = state
+                        .wakers
+                        .changed
+                        .0
+                        .send(change.id.clone().unwrap_or_default());
                     if !change.known || change.status.as_deref() != Some("processing") {
                         state.wakers.jobs.notify_waiters();
                     }
@@ -277,7 +283,10 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
         Ok(false) => tracing::warn!(job_id = job.job_id, "job was taken over before it finished"),
         Err(e) => tracing::error!(job_id = job.job_id, "cannot finish job: {e}"),
     }
-    state.wakers.webhooks.notify_one();
+    // Its webhook, if it has one, is due now: nothing else is.
+    if job.webhook_url.is_some() {
+        state.wakers.webhooks.notify_one();
+    }
 }
 
 async fn execute(

@@ -653,6 +653,8 @@ impl Tools {
                 .tenants
                 .admit_watcher(&account.name, state.cfg.jobs.max_watchers_per_account)?;
             let deadline = Instant::now() + Duration::from_secs(timeout);
+            // Woken when the job changes (the live query on `job`), else every `POLL`.
+            let mut changes = state.wakers.changed.0.subscribe();
             while !job.status.is_terminal() && Instant::now() < deadline {
                 if let (Some(p), Some(now)) = (progress.as_mut(), job.progress) {
                     // Seconds of media processed, against the total the percentage implies.
@@ -662,7 +664,11 @@ impl Tools {
                         .map(|pc| (now.processed_sec * 100.0 / pc).round());
                     p.send(now.processed_sec, total).await;
                 }
-                tokio::time::sleep(POLL).await;
+                let left = deadline.saturating_duration_since(Instant::now());
+                tokio::select! {
+                    () = tokio::time::sleep(POLL.min(left)) => {}
+                    () = crate::jobs::Changed::of(&mut changes, &a.job_id) => {}
+                }
                 job = api::jobs::owned_job(state, account, &a.job_id).await?;
             }
         }
