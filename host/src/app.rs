@@ -44,6 +44,8 @@ pub struct AppState {
     pub sealer: Option<crate::seal::Sealer>,
     /// This process among the instances sharing the database (random at each start).
     pub instance: String,
+    /// Local resumable uploads' writers kept between PATCHes (`resumable/writers.rs`).
+    pub tus_writers: crate::resumable::Writers,
 }
 
 impl AppState {
@@ -134,6 +136,7 @@ impl AppState {
             cache,
             sealer,
             instance: crate::names::random_id(16),
+            tus_writers: Default::default(),
         }))
     }
 

@@ -24,6 +24,9 @@
 //! so an upload that does not finish leaves no object behind.
 
 mod parts;
+mod writers;
+
+pub use writers::Writers;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -248,13 +251,20 @@ async fn sink(state: &AppState, upload: &TusUpload, token: &str) -> AppResult<Si
                 .map_err(AppError::Internal)?,
             store,
         },
-        _ => {
-            let (file, path) = open_part(state, upload, token).await?;
-            Sink::Disk {
-                spool: Some(Spool::append(file, upload.offset)),
+        _ => match state.tus_writers.take(&upload.tus_id, upload.offset).await {
+            // The last PATCH's writer, still writing: this one's bytes queue behind its own.
+            Some((spool, path)) => Sink::Disk {
+                spool: Some(spool),
                 path,
+            },
+            None => {
+                let (file, path) = open_part(state, upload, token).await?;
+                Sink::Disk {
+                    spool: Some(Spool::append(file, upload.offset)),
+                    path,
+                }
             }
-        }
+        },
     })
 }
 
@@ -355,16 +365,21 @@ impl Append {
         let last = to == self.upload.length;
         let mut new_parts: Vec<TusPart> = Vec::new();
         let mut tail = self.upload.tail.clone();
+        // A writer still writing, kept for the next PATCH once this one counts.
+        let mut writing = None;
         match &mut self.sink {
-            // Written before the offset moves, synced only by the last PATCH (see `open_part`).
+            // The last PATCH's bytes are written and synced before it counts them; the others'
+            // are counted while their writer is still at it (`resumable/writers.rs`).
             Sink::Disk { spool, .. } => {
                 let spool = spool.take().expect("open until finish");
-                let done = if last {
-                    spool.finish().await
+                if last {
+                    spool
+                        .finish()
+                        .await
+                        .map_err(|e| AppError::from(anyhow::Error::from(e)))?;
                 } else {
-                    spool.written().await.map(|(n, _)| n)
-                };
-                done.map_err(|e| AppError::from(anyhow::Error::from(e)))?;
+                    writing = Some(spool);
+                }
             }
             // An empty PATCH before the end changes nothing: the tail stays.
             Sink::Parts { .. } if self.written == 0 && !last => {}
@@ -399,7 +414,23 @@ impl Append {
             )
             .await?;
         if !counted {
+            if let Some(spool) = writing {
+                // Its bytes land before another PATCH reopens the file.
+                let _ = spool.written().await;
+            }
             return Err(AppError::TusOffset { expected: from });
+        }
+        if let (Some(spool), Sink::Disk { path, .. }) = (writing, &self.sink) {
+            let kept = state
+                .tus_writers
+                .keep(&self.upload.tus_id, spool, path.clone(), to);
+            if let Err(spool) = kept {
+                // Too many kept: written now, as before there were kept writers.
+                spool
+                    .written()
+                    .await
+                    .map_err(|e| AppError::from(anyhow::Error::from(e)))?;
+            }
         }
         // Counted: the lock went with it, and the tail this PATCH left is the upload's now.
         self.released = true;
@@ -553,6 +584,7 @@ async fn remove(state: &AppState, upload: &TusUpload) -> AppResult<()> {
         state.store.delete(&tail.object).await?;
     }
     state.db.delete_tus(&upload.tus_id).await?;
+    state.tus_writers.close(&upload.tus_id).await;
     let _ = tokio::fs::remove_file(part_path(state, &upload.tus_id)).await;
     state
         .db
@@ -590,6 +622,7 @@ pub async fn sweep_tails(state: &AppState, objects: &[String]) -> AppResult<()> 
 
 /// Removes uploads left alone past their expiry (the sweeper's turn).
 pub async fn sweep(state: &AppState) -> AppResult<()> {
+    state.tus_writers.close_idle().await;
     for upload in state.db.expired_tus(clock::now_ms(), 200).await? {
         tracing::info!(tus_id = upload.tus_id, "resumable upload expired");
         remove(state, &upload).await?;

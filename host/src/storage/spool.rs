@@ -22,6 +22,8 @@ const WRITE_BACK_EVERY: u64 = 8 << 20;
 
 pub struct Spool {
     chunks: mpsc::Sender<Bytes>,
+    /// Where the file's written bytes end, as the writer moves it on.
+    end: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The bytes written and the file, once the chunks are all written.
     writer: JoinHandle<std::io::Result<(u64, std::fs::File)>>,
 }
@@ -34,7 +36,10 @@ impl Spool {
 
     /// Writes on at `start`, where `file` stands (a resumable upload's `.part` file).
     pub fn append(mut file: std::fs::File, start: u64) -> Spool {
+        use std::sync::atomic::Ordering;
         let (chunks, mut rx) = mpsc::channel::<Bytes>(IN_FLIGHT);
+        let end = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(start));
+        let moved = end.clone();
         let writer = tokio::task::spawn_blocking(move || {
             let (mut written, mut flushed) = (0u64, 0u64);
             // One write per chunk: measured faster here than gathering queued chunks into one
@@ -42,6 +47,7 @@ impl Spool {
             while let Some(chunk) = rx.blocking_recv() {
                 file.write_all(&chunk)?;
                 written += chunk.len() as u64;
+                moved.store(start + written, Ordering::SeqCst);
                 if written - flushed >= WRITE_BACK_EVERY {
                     write_back(&file, start + flushed, written - flushed);
                     flushed = written;
@@ -50,7 +56,16 @@ impl Spool {
             write_back(&file, start + flushed, written - flushed);
             Ok((written, file))
         });
-        Spool { chunks, writer }
+        Spool {
+            chunks,
+            end,
+            writer,
+        }
+    }
+
+    /// Where the bytes written so far end in the file (those queued not counted).
+    pub fn written_end(&self) -> u64 {
+        self.end.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Queues `chunk`; an error is the writer's (a full disk, say).
