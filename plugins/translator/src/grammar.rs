@@ -353,7 +353,7 @@ pub fn dropped_meaning<T>(
             len = p.len();
         } else if let Some(p) = free_phrase("timeword", i) {
             // A unit of time with no number ("three frames a minute") says something about
-            // time that no rule used (2026-11-28).
+            // time that no rule used (2026-11-27).
             out.push(p.join(" "));
             len = p.len();
         } else if owner[i].is_none()

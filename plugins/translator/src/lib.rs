@@ -139,7 +139,7 @@ fn read(
     // A clause no task can carry out is refused as such, whatever else is asked: running the
     // rest would answer as if all of it were done.
     // Read as written, and as the word lists read it: an unaccented or other-language word
-    // the lists know ("subelo" for "súbelo", "upload") is out of scope too (2026-11-28).
+    // the lists know ("subelo" for "súbelo", "upload") is out of scope too (2026-11-27).
     let read_as = tokens::tokenize(instructions)
         .iter()
         .map(|t| t.norm.as_str())

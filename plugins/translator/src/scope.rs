@@ -312,7 +312,7 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
 /// with the words that asked for it quoted (the user sees which part could not be done).
 pub fn out_of_scope(instruction: &str) -> Option<String> {
     let text = format!(" {} ", instruction.to_lowercase());
-    // Accents left out ("subelo a youtube", "envialo") say the same (2026-11-28).
+    // Accents left out ("subelo a youtube", "envialo") say the same (2026-11-27).
     let plain = |s: &str| {
         crate::lexicon::unaccented(s)
             .into_iter()

@@ -1577,7 +1577,7 @@ fn japanese_is_read_as_words() {
     assert!(m.contains("ドラゴン"), "{m}");
 }
 
-/// The everyday vocabulary of six languages (2026-11-28): each operation in the forms people
+/// The everyday vocabulary of six languages (2026-11-27): each operation in the forms people
 /// write it (infinitive, familiar and polite imperatives, wishes, unaccented), one test per
 /// operation across the languages.
 #[test]
@@ -1660,7 +1660,7 @@ fn everyday_verbs_in_six_languages() {
 }
 
 /// A word that changes the meaning, in each language, is never read as filler: it refuses
-/// unless a rule used it (2026-11-28).
+/// unless a rule used it (2026-11-27).
 #[test]
 fn meaning_words_of_six_languages_refuse() {
     for said in [
