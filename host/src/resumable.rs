@@ -27,6 +27,7 @@ mod parts;
 mod writers;
 
 pub use writers::Writers;
+use writers::{Found, Kept};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -143,7 +144,13 @@ fn part_path(state: &AppState, tus_id: &str) -> PathBuf {
 /// The caller's upload `tus_id`; another account's is reported missing.
 pub async fn status(state: &AppState, account: &Account, tus_id: &str) -> AppResult<TusUpload> {
     match state.db.tus(tus_id).await? {
-        Some(u) if u.account == account.name && u.expires_at >= clock::now_ms() => Ok(u),
+        Some(mut u) if u.account == account.name && u.expires_at >= clock::now_ms() => {
+            // Counts a kept chain of PATCHes holds in memory (`resumable/writers.rs`).
+            if let Some(offset) = state.tus_writers.offset_of(tus_id) {
+                u.offset = offset;
+            }
+            Ok(u)
+        }
         _ => Err(AppError::NotFound),
     }
 }
@@ -170,8 +177,12 @@ pub struct Append {
     upload: TusUpload,
     token: String,
     heartbeat: Heartbeat,
-    /// The lock is let go (or was, by `advance_tus`).
+    /// The lock is let go (or was, by `advance_tus`), or kept for the next PATCH.
     released: bool,
+    /// The offset the upload's row holds, and when this PATCH's chain wrote it (`None`: a PATCH
+    /// that took the lock itself, which counts in the row whatever happens).
+    recorded: u64,
+    recorded_at: Option<Instant>,
     sink: Sink,
     written: u64,
     /// Only when the PATCH carries a checksum: hashing every byte would slow every upload.
@@ -209,6 +220,40 @@ pub async fn append(
     offset: u64,
     checked: bool,
 ) -> AppResult<Append> {
+    // The chain of PATCHes this one continues on this instance, if one was kept: its writer,
+    // its lock and the upload as it stands (`resumable/writers.rs`).
+    match state.tus_writers.take(tus_id, &account.name, offset) {
+        Found::Elsewhere(expected) => return Err(AppError::TusOffset { expected }),
+        Found::Kept(kept) if kept.upload.expires_at >= clock::now_ms() && kept.intact().await => {
+            let Kept {
+                spool,
+                path,
+                upload,
+                token,
+                recorded,
+                recorded_at,
+                ..
+            } = *kept;
+            return Ok(Append {
+                state: state.clone(),
+                heartbeat: Heartbeat::start(state.clone(), &upload.tus_id, &token),
+                upload,
+                token,
+                released: false,
+                recorded,
+                recorded_at: Some(recorded_at),
+                sink: Sink::Disk {
+                    spool: Some(spool),
+                    path,
+                },
+                written: 0,
+                hash: checked.then(Sha256::new),
+            });
+        }
+        // Expired, or its file cut under it: ended, and the PATCH goes the long way.
+        Found::Kept(kept) => writers::release(state, *kept).await,
+        Found::None => {}
+    }
     // The lock first, its row read with it (one query a PATCH less); an upload not the
     // caller's is let go at once, and any refusal waits for `status` to say 404 to another
     // account before it says anything of the upload.
@@ -234,6 +279,8 @@ pub async fn append(
     Ok(Append {
         state: state.clone(),
         heartbeat: Heartbeat::start(state.clone(), &upload.tus_id, &token),
+        recorded: upload.offset,
+        recorded_at: None,
         upload,
         token,
         released: false,
@@ -251,20 +298,13 @@ async fn sink(state: &AppState, upload: &TusUpload, token: &str) -> AppResult<Si
                 .map_err(AppError::Internal)?,
             store,
         },
-        _ => match state.tus_writers.take(&upload.tus_id, upload.offset).await {
-            // The last PATCH's writer, still writing: this one's bytes queue behind its own.
-            Some((spool, path)) => Sink::Disk {
-                spool: Some(spool),
+        _ => {
+            let (file, path) = open_part(state, upload, token).await?;
+            Sink::Disk {
+                spool: Some(Spool::append(file, upload.offset)),
                 path,
-            },
-            None => {
-                let (file, path) = open_part(state, upload, token).await?;
-                Sink::Disk {
-                    spool: Some(Spool::append(file, upload.offset)),
-                    path,
-                }
             }
-        },
+        }
     })
 }
 
@@ -365,21 +405,22 @@ impl Append {
         let last = to == self.upload.length;
         let mut new_parts: Vec<TusPart> = Vec::new();
         let mut tail = self.upload.tail.clone();
-        // A writer still writing, kept for the next PATCH once this one counts.
+        let state = self.state.clone();
+        // A writer still writing, kept with the lock for the next PATCH once this one counts
+        // (`resumable/writers.rs`); the last PATCH's bytes are written and synced first.
         let mut writing = None;
         match &mut self.sink {
-            // The last PATCH's bytes are written and synced before it counts them; the others'
-            // are counted while their writer is still at it (`resumable/writers.rs`).
             Sink::Disk { spool, .. } => {
                 let spool = spool.take().expect("open until finish");
-                if last {
-                    spool
-                        .finish()
-                        .await
-                        .map_err(|e| AppError::from(anyhow::Error::from(e)))?;
-                } else {
+                let done = if last {
+                    spool.finish().await
+                } else if state.tus_writers.room() {
                     writing = Some(spool);
-                }
+                    Ok(0)
+                } else {
+                    spool.written().await.map(|(n, _)| n)
+                };
+                done.map_err(|e| AppError::from(anyhow::Error::from(e)))?;
             }
             // An empty PATCH before the end changes nothing: the tail stays.
             Sink::Parts { .. } if self.written == 0 && !last => {}
@@ -393,47 +434,64 @@ impl Append {
             }
         }
         crate::timing::mark("sync");
-        let state = self.state.clone();
         let expires = expiry(&state);
-        // A renewal still on its way finds the lock gone with the token (`advance_tus`).
+        // A renewal still on its way finds the lock gone with the token (`advance_tus`), or
+        // renews it for the chain that keeps it.
         self.heartbeat.task.abort();
-        let counted = state
-            .db
-            .advance_tus(
-                &self.upload.tus_id,
-                &TusAdvance {
-                    from,
-                    to,
-                    expires_at: expires,
-                    lock: &self.token,
-                    parts: &new_parts,
-                    tail: tail.as_ref(),
-                    object_id: &self.upload.object_id,
-                    claim: &self.upload.claim,
-                },
-            )
-            .await?;
-        if !counted {
-            if let Some(spool) = writing {
-                // Its bytes land before another PATCH reopens the file.
-                let _ = spool.written().await;
+        // A chain's count waits in memory while its last one is recent (it also renews the
+        // lock's lease and the upload's expiry in the row).
+        let waits = writing.is_some()
+            && self
+                .recorded_at
+                .is_some_and(|at| at.elapsed() < writers::COUNT_EVERY);
+        if !waits {
+            let counted = state
+                .db
+                .advance_tus(
+                    &self.upload.tus_id,
+                    &TusAdvance {
+                        from: self.recorded,
+                        to,
+                        expires_at: expires,
+                        lock: &self.token,
+                        parts: &new_parts,
+                        tail: tail.as_ref(),
+                        object_id: &self.upload.object_id,
+                        claim: &self.upload.claim,
+                        keep_lock_until: writing.is_some().then(|| clock::now_ms() + LEASE_MS),
+                    },
+                )
+                .await?;
+            if !counted {
+                if let Some(spool) = writing {
+                    // Its bytes land before another PATCH reopens the file.
+                    let _ = spool.written().await;
+                }
+                return Err(AppError::TusOffset { expected: from });
             }
-            return Err(AppError::TusOffset { expected: from });
+            self.recorded = to;
+            self.recorded_at = Some(Instant::now());
         }
-        if let (Some(spool), Sink::Disk { path, .. }) = (writing, &self.sink) {
-            let kept = state
-                .tus_writers
-                .keep(&self.upload.tus_id, spool, path.clone(), to);
-            if let Err(spool) = kept {
-                // Too many kept: written now, as before there were kept writers.
-                spool
-                    .written()
-                    .await
-                    .map_err(|e| AppError::from(anyhow::Error::from(e)))?;
-            }
-        }
-        // Counted: the lock went with it, and the tail this PATCH left is the upload's now.
+        // Counted: the lock went with it (or stays with the chain kept below), and the tail
+        // this PATCH left is the upload's now.
         self.released = true;
+        if let (Some(spool), Sink::Disk { path, .. }) = (writing, &self.sink) {
+            let mut upload = self.upload.clone();
+            upload.offset = to;
+            upload.expires_at = expires;
+            let kept = Kept::new(
+                spool,
+                path.clone(),
+                upload,
+                self.token.clone(),
+                self.recorded,
+                self.recorded_at.unwrap_or_else(Instant::now),
+            );
+            if let Err(kept) = state.tus_writers.keep(kept) {
+                // No room left: written, counted and let go now.
+                writers::release(&state, *kept).await;
+            }
+        }
         if let Some(old) = &self.upload.tail
             && tail.as_ref() != Some(old)
         {
@@ -535,6 +593,10 @@ impl Drop for Append {
         }
         let state = self.state.clone();
         let (tus_id, token) = (self.upload.tus_id.clone(), self.token.clone());
+        // Counts of the chain this PATCH continued that wait in memory: the bytes before this
+        // PATCH's are good (written once the writer is drained below).
+        let waiting = (self.recorded < self.upload.offset).then(|| self.upload.clone());
+        let recorded = self.recorded;
         let (sending, new_tail, spool) = match &mut self.sink {
             Sink::Parts { parts, .. } => (parts.in_flight(), parts.new_tail.take(), None),
             Sink::Disk { spool, .. } => (None, None, spool.take()),
@@ -546,14 +608,38 @@ impl Drop for Append {
                 let _ = sending.await;
             }
             // Likewise the writer's queued chunks, so none lands after the next PATCH's.
+            let mut written = true;
             if let Some(spool) = spool {
-                let _ = spool.written().await;
+                written = spool.written().await.is_ok();
             }
             heartbeat.abort();
             if let Some(tail) = new_tail {
                 let _ = state.store.delete(&tail.object).await;
             }
-            if let Err(e) = state.db.unlock_tus(&tus_id, &token).await {
+            // A writer that failed counts nothing more: the upload goes back to what its file
+            // holds at the next PATCH.
+            let let_go = match waiting.as_ref().filter(|_| written) {
+                Some(u) => state
+                    .db
+                    .advance_tus(
+                        &tus_id,
+                        &TusAdvance {
+                            from: recorded,
+                            to: u.offset,
+                            expires_at: u.expires_at,
+                            lock: &token,
+                            parts: &[],
+                            tail: None,
+                            object_id: &u.object_id,
+                            claim: &u.claim,
+                            keep_lock_until: None,
+                        },
+                    )
+                    .await
+                    .map(drop),
+                None => state.db.unlock_tus(&tus_id, &token).await,
+            };
+            if let Err(e) = let_go {
                 tracing::warn!(tus_id, "letting a PATCH's lock go failed: {e}");
             }
         });
@@ -622,7 +708,7 @@ pub async fn sweep_tails(state: &AppState, objects: &[String]) -> AppResult<()> 
 
 /// Removes uploads left alone past their expiry (the sweeper's turn).
 pub async fn sweep(state: &AppState) -> AppResult<()> {
-    state.tus_writers.close_idle().await;
+    state.tus_writers.close_idle(state).await;
     for upload in state.db.expired_tus(clock::now_ms(), 200).await? {
         tracing::info!(tus_id = upload.tus_id, "resumable upload expired");
         remove(state, &upload).await?;

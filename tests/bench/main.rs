@@ -14,7 +14,13 @@ use support::*;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[xs.len() / 2]
+    let n = xs.len();
+    // Of an even count, the mean of the middle two: never the larger alone.
+    if n.is_multiple_of(2) {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    } else {
+        xs[n / 2]
+    }
 }
 
 fn line(name: &str, figure: String, reference: String, ratio: f64, target: &str) {
@@ -162,7 +168,9 @@ async fn tus_upload() {
     use base64::Engine;
     const SIZE: usize = 1024 * 1024 * 1024;
     const CHUNK: usize = 16 * 1024 * 1024;
-    const ROUNDS: usize = 5;
+    // Even, so each goes first as often: the second of a round pays for reclaiming the first's
+    // gigabyte of page cache (measured: the second was the slower in most rounds, either way).
+    const ROUNDS: usize = 6;
     let s = Server::start_with(Options::env(&[
         ("MEDIAFORGE__PLANS__PRO__MAX_FILE_SIZE_MB", "2048"),
         ("MEDIAFORGE__PLANS__PRO__MONTHLY_QUOTA_GB", "1000"),
@@ -271,11 +279,15 @@ async fn tus_upload() {
     }
     let (p, t) = (median(puts.clone()), median(tuses.clone()));
     let mb = SIZE as f64 / 1_048_576.0;
+    // The ratio is the median of each round's (the rounds alternate, so a slow spell of the
+    // machine shifts both halves of a pair), as the thumbnail's overhead is; the ratio of the
+    // medians is printed below it.
+    let ratios: Vec<f64> = puts.iter().zip(&tuses).map(|(p, t)| p / t).collect();
     line(
         "tus upload 1 GB, 16 MB chunks",
         format!("{:.0} MB/s", mb / t),
         format!("{:.0} MB/s PUT", mb / p),
-        p / t,
+        median(ratios.clone()),
         ">= 0.90 of the PUT",
     );
     let secs = |xs: &[f64]| {
@@ -284,16 +296,16 @@ async fn tus_upload() {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let ratios: Vec<f64> = puts.iter().zip(&tuses).map(|(p, t)| p / t).collect();
     let (lo, hi) = ratios
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
     println!(
-        "  rounds (s): PUT {}; tus {}; ratio per round {:.3} to {:.3}; load before {before}, after {}",
+        "  rounds (s): PUT {}; tus {}; ratio per round {:.3} to {:.3}, of the medians {:.3}; load before {before}, after {}",
         secs(&puts),
         secs(&tuses),
         lo,
         hi,
+        p / t,
         load()
     );
     // Where the PATCHes' time went, in the median tus round (ms over the first 63 PATCHes, then

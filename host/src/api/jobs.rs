@@ -261,6 +261,16 @@ async fn cancel(req: &mut Request, depot: &mut Depot) -> AppResult<Json<Message>
     ))
 }
 
+/// An event stream's state between events: its job, what it last sent, its watch permit (gone
+/// once the job ended) and the job changes it is woken by.
+type Watching = (
+    Arc<AppState>,
+    String,
+    Option<Value>,
+    Option<(TaskPermit, crate::metrics::Background)>,
+    tokio::sync::broadcast::Receiver<String>,
+);
+
 #[endpoint(tags("jobs"), parameters(("job_id" = String, Path, description = "Job id")), status_codes(200, 401, 403, 404, 429, 500), security(("api_key" = [])))]
 async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> AppResult<()> {
     let state = state(depot);
@@ -280,13 +290,7 @@ async fn events(req: &mut Request, depot: &mut Depot, res: &mut Response) -> App
             Some((permit, crate::metrics::background("event_stream"))),
             changes,
         ),
-        |(state, id, last, permit, mut changes): (
-            Arc<AppState>,
-            String,
-            Option<Value>,
-            Option<(TaskPermit, crate::metrics::Background)>,
-            tokio::sync::broadcast::Receiver<String>,
-        )| async move {
+        |(state, id, last, permit, mut changes): Watching| async move {
             permit.as_ref()?;
             loop {
                 let job = state.db.job(&id).await.ok().flatten()?;

@@ -68,6 +68,9 @@ pub struct TusAdvance<'a> {
     /// The pending file the upload fills and its claim, held on to `expires_at` with it.
     pub object_id: &'a str,
     pub claim: &'a str,
+    /// Keep the lock until then (unix ms) for the PATCHes that follow on this instance
+    /// (`resumable/writers.rs`), instead of letting it go.
+    pub keep_lock_until: Option<i64>,
 }
 
 /// What `lock_tus` found.
@@ -160,7 +163,8 @@ impl Db {
     }
 
     /// Counts a PATCH: moves the offset from `from` to `to`, adds its parts, sets the tail, moves
-    /// the expiry on (the file's claim with it) and lets the lock go; `false` when the offset was
+    /// the expiry on (the file's claim with it) and lets the lock go (or keeps it, with
+    /// `keep_lock_until`); `false` when the offset was
     /// not at `from` any more or the PATCH's lock was lost (another PATCH took over), when
     /// nothing changes. One query: every PATCH pays it (`make bench tus`).
     pub async fn advance_tus(&self, tus_id: &str, a: &TusAdvance<'_>) -> DbResult<bool> {
@@ -170,7 +174,8 @@ impl Db {
                 "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('tus', $id)
                      SET offset = $to, expires_at = $e, parts = array::concat(parts ?? [], $parts),
-                         tail = $tail, lock = NONE, locked_until = 0
+                         tail = $tail, lock = IF $kept != NONE { lock } ELSE { NONE },
+                         locked_until = $kept ?? 0
                      WHERE offset = $from AND lock = $t RETURN offset);
                  IF array::len($done) > 0 {
                      UPDATE type::record('file', $o) SET upload_until = $e
@@ -180,7 +185,7 @@ impl Db {
                  COMMIT TRANSACTION;",
                 json!({ "id": tus_id, "from": a.from, "to": a.to, "e": a.expires_at,
                         "t": a.lock, "parts": a.parts, "tail": a.tail,
-                        "o": a.object_id, "c": a.claim }),
+                        "o": a.object_id, "c": a.claim, "kept": a.keep_lock_until }),
                 3,
             )
             .await?;

@@ -1,37 +1,89 @@
-//! A local upload's writer kept from one PATCH to the next (the local store only).
+//! A local upload's PATCHes on one instance as one stream (the local store only).
 //!
-//! A PATCH's bytes reach the `.part` file through a writer thread (`storage/spool.rs`). Waiting
-//! at each PATCH's end for that thread to catch up left the disk idle while the next PATCH's
-//! request came in: on an idle machine a 1 GB upload in 16 MB PATCHes spent about a quarter of
-//! its time there (`make bench tus`). So a PATCH that did not finish the upload counts its bytes
-//! and leaves its writer here, still writing, and the next PATCH at that offset on this
-//! instance writes on behind it, as one PUT's bytes do. The last PATCH drains and syncs it.
+//! Each PATCH of a 1 GB upload in 16 MB PATCHes paid, on an idle machine, for waiting for its
+//! writer thread (`storage/spool.rs`) to catch up, for taking the upload's lock and for counting
+//! its bytes: a quarter and then a third of the upload's time against one PUT of the same bytes
+//! (`make bench tus`). So a PATCH that does not finish the upload leaves here its writer (still
+//! writing), the upload's lock (still held) and the upload as it now stands, and the upload's
+//! next PATCH on this instance at that offset takes them and goes on, as one PUT's bytes do. Its
+//! count reaches the database at most `COUNT_EVERY` later (the count also renews the lock's lease
+//! and the upload's expiry); the last PATCH drains, syncs and counts.
 //!
-//! Counted bytes may then still be on their way to the file when the process dies: the next
-//! PATCH finds the file shorter than the offset and sends the client back to what it holds,
-//! as after a machine that went down (`open_part` in `resumable.rs`); so does a file found
-//! shorter than its kept writer has written (cut by hand under it). A writer not taken again
-//! within `KEEP_FOR` is closed by the sweeper; at most `MOST` are kept at once (each holds a
-//! thread of the blocking pool while it waits).
+//! What this risks is what the local store already takes (`open_part` in `resumable.rs`):
+//! - a process that dies loses the counts not yet written and the bytes not yet on disk. The
+//!   next PATCH finds the upload at its last written count (a 409, then `HEAD`); bytes past it
+//!   are cut, bytes short of it send the client back to what the file holds;
+//! - a file found shorter than its writer wrote (cut under it by hand, as `tests/tus` does) is
+//!   reopened and goes back the same way.
+//!
+//! A chain not taken again within `KEEP_FOR` is closed by the sweeper (its count written, its
+//! lock let go). At most `MOST` are kept at once: each holds a thread of the blocking pool.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::app::AppState;
+use crate::db::{TusAdvance, TusUpload};
 use crate::storage::spool::Spool;
 
-/// How long a writer waits for its upload's next PATCH.
+/// How long a chain waits for its upload's next PATCH.
 const KEEP_FOR: Duration = Duration::from_secs(30);
-/// Writers kept at once; past that a PATCH drains its own as before.
+/// Chains kept at once; past that a PATCH drains, counts and lets go as alone.
 const MOST: usize = 64;
+/// How long a count may wait in memory.
+pub const COUNT_EVERY: Duration = Duration::from_secs(1);
 
-struct Kept {
-    spool: Spool,
-    path: PathBuf,
-    /// Where the bytes it was given end: the upload's offset when it was kept.
-    offset: u64,
+/// What a PATCH leaves for the next.
+pub struct Kept {
+    pub spool: Spool,
+    pub path: PathBuf,
+    /// The upload as the PATCH left it: its bytes end at `offset`.
+    pub upload: TusUpload,
+    /// The lock the upload's row holds for the chain.
+    pub token: String,
+    /// The offset the row holds, and when it was written.
+    pub recorded: u64,
+    pub recorded_at: Instant,
     since: Instant,
+}
+
+impl Kept {
+    pub fn new(
+        spool: Spool,
+        path: PathBuf,
+        upload: TusUpload,
+        token: String,
+        recorded: u64,
+        recorded_at: Instant,
+    ) -> Kept {
+        Kept {
+            spool,
+            path,
+            upload,
+            token,
+            recorded,
+            recorded_at,
+            since: Instant::now(),
+        }
+    }
+
+    /// Whether its file still holds what its writer wrote (not cut under it).
+    pub async fn intact(&self) -> bool {
+        let written = self.spool.written_end();
+        tokio::fs::metadata(&self.path)
+            .await
+            .is_ok_and(|m| m.len() >= written)
+    }
+}
+
+/// What `take` found for a PATCH.
+pub enum Found {
+    Kept(Box<Kept>),
+    /// The caller's upload stands at this other offset (its chain stays).
+    Elsewhere(u64),
+    None,
 }
 
 #[derive(Default)]
@@ -40,49 +92,42 @@ pub struct Writers {
 }
 
 impl Writers {
-    /// The writer the last PATCH of `tus_id` left at `offset`. One left at another offset (the
-    /// upload went back) has its bytes written first, and is not used.
-    pub async fn take(&self, tus_id: &str, offset: u64) -> Option<(Spool, PathBuf)> {
-        let kept = self.kept.lock().expect("writers lock").remove(tus_id)?;
-        // A file shorter than what its writer has written was cut under it (by hand; a crash
-        // leaves no writer): it is reopened, and the upload goes back to what it holds.
-        let written = kept.spool.written_end();
-        let held = tokio::fs::metadata(&kept.path).await.map(|m| m.len());
-        if kept.offset == offset && held.is_ok_and(|held| held >= written) {
-            return Some((kept.spool, kept.path));
+    /// The chain `account`'s PATCH at `offset` of `tus_id` continues. Another account's upload
+    /// is not reported here (its chain stays).
+    pub fn take(&self, tus_id: &str, account: &str, offset: u64) -> Found {
+        let mut kept = self.kept.lock().expect("writers lock");
+        match kept.get(tus_id) {
+            Some(k) if k.upload.account != account => Found::None,
+            Some(k) if k.upload.offset != offset => Found::Elsewhere(k.upload.offset),
+            Some(_) => kept
+                .remove(tus_id)
+                .map_or(Found::None, |k| Found::Kept(Box::new(k))),
+            None => Found::None,
         }
-        let _ = kept.spool.written().await;
-        None
     }
 
-    /// Keeps `spool` (writing `path`, its bytes ending at `offset`) for the upload's next
-    /// PATCH; `Err` gives it back when `MOST` are kept already.
-    pub fn keep(
-        &self,
-        tus_id: &str,
-        spool: Spool,
-        path: PathBuf,
-        offset: u64,
-    ) -> Result<(), Spool> {
-        let mut kept = self.kept.lock().expect("writers lock");
-        if kept.len() >= MOST {
-            return Err(spool);
+    /// Where the upload's kept chain has it (counts the database may not hold yet).
+    pub fn offset_of(&self, tus_id: &str) -> Option<u64> {
+        let kept = self.kept.lock().expect("writers lock");
+        kept.get(tus_id).map(|k| k.upload.offset)
+    }
+
+    /// Whether one more chain may be kept.
+    pub fn room(&self) -> bool {
+        self.kept.lock().expect("writers lock").len() < MOST
+    }
+
+    /// Keeps `kept` for the upload's next PATCH; `Err` gives it back when there is no room.
+    pub fn keep(&self, kept: Kept) -> Result<(), Box<Kept>> {
+        let mut all = self.kept.lock().expect("writers lock");
+        if all.len() >= MOST {
+            return Err(Box::new(kept));
         }
-        let since = Instant::now();
-        kept.insert(
-            tus_id.to_string(),
-            Kept {
-                spool,
-                path,
-                offset,
-                since,
-            },
-        );
+        all.insert(kept.upload.tus_id.clone(), kept);
         Ok(())
     }
 
-    /// Closes the upload's writer, if one is kept, once its bytes are written (before its file
-    /// is removed or reopened).
+    /// Drops the upload's chain, once its bytes are written (the upload is being removed).
     pub async fn close(&self, tus_id: &str) {
         let kept = self.kept.lock().expect("writers lock").remove(tus_id);
         if let Some(kept) = kept {
@@ -90,8 +135,8 @@ impl Writers {
         }
     }
 
-    /// Closes the writers kept longer than `KEEP_FOR` (the sweeper's turn).
-    pub async fn close_idle(&self) {
+    /// Ends the chains kept longer than `KEEP_FOR` (the sweeper's turn).
+    pub async fn close_idle(&self, state: &AppState) {
         let idle: Vec<Kept> = {
             let mut kept = self.kept.lock().expect("writers lock");
             let old: Vec<String> = kept
@@ -102,7 +147,43 @@ impl Writers {
             old.iter().filter_map(|id| kept.remove(id)).collect()
         };
         for kept in idle {
-            let _ = kept.spool.written().await;
+            release(state, kept).await;
         }
+    }
+}
+
+/// Ends a chain: its bytes written, its count (if one waits) written, its lock let go.
+pub async fn release(state: &AppState, kept: Kept) {
+    let written = kept.spool.written().await.is_ok();
+    let tus_id = &kept.upload.tus_id;
+    let result = if written && kept.recorded < kept.upload.offset {
+        state
+            .db
+            .advance_tus(
+                tus_id,
+                &TusAdvance {
+                    from: kept.recorded,
+                    to: kept.upload.offset,
+                    expires_at: kept.upload.expires_at,
+                    lock: &kept.token,
+                    parts: &[],
+                    tail: None,
+                    object_id: &kept.upload.object_id,
+                    claim: &kept.upload.claim,
+                    keep_lock_until: None,
+                },
+            )
+            .await
+            .map(drop)
+    } else {
+        // A writer that failed: its counts are not written, and the upload goes back to what
+        // its file holds at the next PATCH.
+        state.db.unlock_tus(tus_id, &kept.token).await
+    };
+    if let Err(e) = result {
+        tracing::warn!(
+            tus_id,
+            "ending a resumable upload's kept PATCHes failed: {e}"
+        );
     }
 }
