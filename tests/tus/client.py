@@ -43,7 +43,14 @@ u = c.uploader({SOURCE!r}, chunk_size={CHUNK}, metadata={{'filename': 'big.nut',
 if len(sys.argv) == 1:
     u.set_url(u.create_url())
     open({url_file!r}, 'w').write(u.url)
-u.upload()
+    # Paced, so that it is still uploading when it is killed: the server takes the 300 MB in
+    # less than the test's look every 0.2 s.
+    import time
+    while u.offset < u.get_file_size():
+        u.upload_chunk()
+        time.sleep(0.05)
+else:
+    u.upload()
 print('done', u.offset, flush=True)
 """
 size = os.path.getsize(SOURCE)
