@@ -479,14 +479,15 @@ impl Append {
             let mut upload = self.upload.clone();
             upload.offset = to;
             upload.expires_at = expires;
-            let kept = Kept::new(
+            let kept = Kept {
                 spool,
-                path.clone(),
+                path: path.clone(),
                 upload,
-                self.token.clone(),
-                self.recorded,
-                self.recorded_at.unwrap_or_else(Instant::now),
-            );
+                token: self.token.clone(),
+                recorded: self.recorded,
+                recorded_at: self.recorded_at.unwrap_or_else(Instant::now),
+                since: Instant::now(),
+            };
             if let Err(kept) = state.tus_writers.keep(kept) {
                 // No room left: written, counted and let go now.
                 writers::release(&state, *kept).await;
@@ -592,11 +593,9 @@ impl Drop for Append {
             return;
         }
         let state = self.state.clone();
-        let (tus_id, token) = (self.upload.tus_id.clone(), self.token.clone());
-        // Counts of the chain this PATCH continued that wait in memory: the bytes before this
-        // PATCH's are good (written once the writer is drained below).
-        let waiting = (self.recorded < self.upload.offset).then(|| self.upload.clone());
-        let recorded = self.recorded;
+        // Counts of the chain this PATCH continued may wait in memory (`recorded` short of the
+        // upload's offset): the bytes before this PATCH's are good, once the writer is drained.
+        let (upload, token, recorded) = (self.upload.clone(), self.token.clone(), self.recorded);
         let (sending, new_tail, spool) = match &mut self.sink {
             Sink::Parts { parts, .. } => (parts.in_flight(), parts.new_tail.take(), None),
             Sink::Disk { spool, .. } => (None, None, spool.take()),
@@ -616,32 +615,7 @@ impl Drop for Append {
             if let Some(tail) = new_tail {
                 let _ = state.store.delete(&tail.object).await;
             }
-            // A writer that failed counts nothing more: the upload goes back to what its file
-            // holds at the next PATCH.
-            let let_go = match waiting.as_ref().filter(|_| written) {
-                Some(u) => state
-                    .db
-                    .advance_tus(
-                        &tus_id,
-                        &TusAdvance {
-                            from: recorded,
-                            to: u.offset,
-                            expires_at: u.expires_at,
-                            lock: &token,
-                            parts: &[],
-                            tail: None,
-                            object_id: &u.object_id,
-                            claim: &u.claim,
-                            keep_lock_until: None,
-                        },
-                    )
-                    .await
-                    .map(drop),
-                None => state.db.unlock_tus(&tus_id, &token).await,
-            };
-            if let Err(e) = let_go {
-                tracing::warn!(tus_id, "letting a PATCH's lock go failed: {e}");
-            }
+            writers::let_go(&state, &upload, &token, recorded, written).await;
         });
     }
 }

@@ -147,6 +147,21 @@ status, info = api("GET", f"/file/{dir_id}/small.txt")
 check("termination: 204, the upload and its file record gone", r.status_code == 204
       and requests.head(small, headers=TUS, timeout=30).status_code == 404 and status == 404, (r.status_code, status))
 
+# PATCHes in quick succession on one instance run as one stream whose count may wait in memory
+# (host/src/resumable/writers.rs): HEAD answers it, and the last PATCH counts and stores it all.
+chain = create(9, "chain.txt").headers.get("Location", "")
+sent = [requests.patch(chain, data=body, headers={**TUS, "Upload-Offset": str(off),
+        "Content-Type": "application/offset+octet-stream"}, timeout=30) for off, body in ((0, b"abc"), (3, b"def"))]
+head = requests.head(chain, headers=TUS, timeout=30).headers.get("Upload-Offset")
+check("back-to-back PATCHes: HEAD answers the second's offset at once",
+      [r.status_code for r in sent] == [204, 204] and head == "6", ([r.status_code for r in sent], head))
+r = requests.patch(chain, data=b"ghi", headers={**TUS, "Upload-Offset": "6",
+                   "Content-Type": "application/offset+octet-stream"}, timeout=30)
+status, dl = api("GET", f"/file/download/{dir_id}/chain.txt")
+body = requests.get(dl["download"]["url"], timeout=30).content if status == 200 else b""
+check("... and the last stores the whole chain's bytes", r.status_code == 204 and body == b"abcdefghi",
+      (r.status_code, status, body))
+
 r = create(10, "abandoned.txt")
 left = r.headers.get("Location", "")
 time.sleep(8)

@@ -37,38 +37,20 @@ pub const COUNT_EVERY: Duration = Duration::from_secs(1);
 
 /// What a PATCH leaves for the next.
 pub struct Kept {
-    pub spool: Spool,
-    pub path: PathBuf,
+    pub(super) spool: Spool,
+    pub(super) path: PathBuf,
     /// The upload as the PATCH left it: its bytes end at `offset`.
-    pub upload: TusUpload,
+    pub(super) upload: TusUpload,
     /// The lock the upload's row holds for the chain.
-    pub token: String,
+    pub(super) token: String,
     /// The offset the row holds, and when it was written.
-    pub recorded: u64,
-    pub recorded_at: Instant,
-    since: Instant,
+    pub(super) recorded: u64,
+    pub(super) recorded_at: Instant,
+    /// When it was kept (`KEEP_FOR`).
+    pub(super) since: Instant,
 }
 
 impl Kept {
-    pub fn new(
-        spool: Spool,
-        path: PathBuf,
-        upload: TusUpload,
-        token: String,
-        recorded: u64,
-        recorded_at: Instant,
-    ) -> Kept {
-        Kept {
-            spool,
-            path,
-            upload,
-            token,
-            recorded,
-            recorded_at,
-            since: Instant::now(),
-        }
-    }
-
     /// Whether its file still holds what its writer wrote (not cut under it).
     pub async fn intact(&self) -> bool {
         let written = self.spool.written_end();
@@ -155,35 +137,43 @@ impl Writers {
 /// Ends a chain: its bytes written, its count (if one waits) written, its lock let go.
 pub async fn release(state: &AppState, kept: Kept) {
     let written = kept.spool.written().await.is_ok();
-    let tus_id = &kept.upload.tus_id;
-    let result = if written && kept.recorded < kept.upload.offset {
+    let_go(state, &kept.upload, &kept.token, kept.recorded, written).await;
+}
+
+/// Lets an upload's lock go, writing first the count that waited in memory (`upload` stands
+/// past the `recorded` offset) when its bytes were `written`. A writer that failed counts
+/// nothing more: the upload goes back to what its file holds at the next PATCH.
+pub async fn let_go(
+    state: &AppState,
+    upload: &TusUpload,
+    token: &str,
+    recorded: u64,
+    written: bool,
+) {
+    let tus_id = &upload.tus_id;
+    let result = if written && recorded < upload.offset {
         state
             .db
             .advance_tus(
                 tus_id,
                 &TusAdvance {
-                    from: kept.recorded,
-                    to: kept.upload.offset,
-                    expires_at: kept.upload.expires_at,
-                    lock: &kept.token,
+                    from: recorded,
+                    to: upload.offset,
+                    expires_at: upload.expires_at,
+                    lock: token,
                     parts: &[],
                     tail: None,
-                    object_id: &kept.upload.object_id,
-                    claim: &kept.upload.claim,
+                    object_id: &upload.object_id,
+                    claim: &upload.claim,
                     keep_lock_until: None,
                 },
             )
             .await
             .map(drop)
     } else {
-        // A writer that failed: its counts are not written, and the upload goes back to what
-        // its file holds at the next PATCH.
-        state.db.unlock_tus(tus_id, &kept.token).await
+        state.db.unlock_tus(tus_id, token).await
     };
     if let Err(e) = result {
-        tracing::warn!(
-            tus_id,
-            "ending a resumable upload's kept PATCHes failed: {e}"
-        );
+        tracing::warn!(tus_id, "letting a resumable upload's lock go failed: {e}");
     }
 }
