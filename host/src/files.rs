@@ -293,7 +293,8 @@ pub async fn store(
 
 /// Stores a task's output (or a cached output, with its hash) as `name` in `dir_id`, in place
 /// of any file of that name: re-running a task replaces its outputs. The owner's storage limit
-/// is checked in the write that records it. Bytes first, under an object no record names
+/// is checked in the write that records it, for `room` bytes (this output's and those of the
+/// task's outputs stored after it), when given. Bytes first, under an object no record names
 /// (a crash here leaves an orphan the sweeper removes), then one write puts the ready record
 /// in place of the old one, whose bytes go last.
 pub async fn store_output(
@@ -302,6 +303,7 @@ pub async fn store_output(
     name: &str,
     src: Bytes<'_>,
     owner: &Account,
+    room: Option<u64>,
 ) -> AppResult<FileRecord> {
     let limit = state.plan_of(owner)?.1.max_storage_bytes();
     let mut record = pending(dir_id, name);
@@ -320,7 +322,7 @@ pub async fn store_output(
     record.size = size;
     record.content_type = guess_type(name);
     record.sha256 = sha256;
-    let within = Some((owner.name.as_str(), limit));
+    let within = room.map(|room| (owner.name.as_str(), limit, room));
     match state
         .db
         .replace_file(&record, clock::now_ms(), within)

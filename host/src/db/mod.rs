@@ -128,11 +128,15 @@ const DIRECTORY_GONE: &str = "mediaforge: directory is gone";
 const STORAGE_FULL: &str = "mediaforge: storage limit reached";
 
 /// The bytes of the visible files in account `$a`'s live directories at `$now`, as SurrealQL
-/// (`storage_used`, and the check `replace_file` makes in its transaction).
+/// (`storage_used`, and the check `replace_file` makes in its transaction): a `LET` of the
+/// directories, then the sum. The list must be a value: `dir_id IN (SELECT ...)` is planned as
+/// a scan of every tenant's files that runs the inner select again for each (with 20,000 of
+/// another account's files, 0.3 s for an account holding one and 8.6 s for the account holding
+/// them), where `IN $dirs` reads the `file_name_unique` index (1 ms and 0.1 s).
 macro_rules! storage_used {
     () => {
-        "math::sum(SELECT VALUE size FROM file WHERE state != 'deleting' AND dir_id IN
-             (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now))"
+        "LET $dirs = (SELECT VALUE dir_id FROM directory WHERE account = $a AND expires_at > $now);
+         LET $used = math::sum(SELECT VALUE size FROM file WHERE dir_id IN $dirs AND state != 'deleting');"
     };
 }
 
@@ -469,35 +473,41 @@ impl Db {
 
     /// Puts `file` (ready, its bytes already stored) in place of any file of its name, in one
     /// transaction that also checks the directory is live and, with `limit` (the owner's
-    /// account and its storage bound), that the file fits: the objects of the replaced files,
+    /// account, its storage bound, and the bytes to find room for: this file's and those of
+    /// the files stored with it after it), that they fit: the objects of the replaced files,
     /// for the caller to remove. A task's outputs are stored this way (`files::store_output`):
     /// one write where checking, hiding, deleting, creating and completing took five.
     pub async fn replace_file(
         &self,
         file: &FileRecord,
         now: i64,
-        limit: Option<(&str, u64)>,
+        limit: Option<(&str, u64, u64)>,
     ) -> DbResult<Vec<String>> {
         #[derive(Deserialize)]
         struct Row {
             object_id: String,
         }
-        let (account, limit) = limit.map_or((None, None), |(a, l)| (Some(a), Some(l)));
+        let (account, limit, adding) =
+            limit.map_or((None, None, 0), |(a, l, n)| (Some(a), Some(l), n));
         let vars = json!({ "f": file, "now": now, "gone": DIRECTORY_GONE, "full": STORAGE_FULL,
-                           "a": account, "limit": limit });
+                           "a": account, "limit": limit, "adding": adding });
         let rows: Vec<Row> = self
             .write_files(&file.dir_id, |db| async move {
-                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 IF (the storage limit), 4 DELETE (the
-                // replaced), 5 CREATE, 6 COMMIT.
+                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 IF (the storage limit, summed only
+                // when given: JSON's null is not NONE), 4 DELETE (the replaced), 5 CREATE,
+                // 6 COMMIT.
                 db.rows_at(
                     concat!(
                         "BEGIN TRANSACTION;
                      LET $live = (UPDATE type::record('directory', $f.dir_id) SET files_added_at = $now
                          WHERE expires_at > $now RETURN VALUE dir_id);
                      IF array::len($live) == 0 { THROW $gone };
-                     IF $limit != NONE AND ",
+                     IF $limit != NONE AND $limit != NULL {
+                         ",
                         storage_used!(),
-                        " + $f.size > $limit { THROW $full };
+                        "
+                         IF $used + $adding > $limit { THROW $full };
+                     };
                      DELETE file WHERE dir_id = $f.dir_id AND file_name = $f.file_name RETURN BEFORE;
                      CREATE type::record('file', $f.object_id) CONTENT $f RETURN NONE;
                      COMMIT TRANSACTION;"
@@ -770,9 +780,10 @@ impl Db {
     /// Bytes of the visible files in the account's live directories.
     pub async fn storage_used(&self, account: &str, now: i64) -> DbResult<u64> {
         let rows: Vec<Option<u64>> = self
-            .rows(
-                concat!("RETURN [", storage_used!(), "]"),
+            .rows_at(
+                concat!(storage_used!(), "RETURN [$used];"),
                 json!({ "a": account, "now": now }),
+                2,
             )
             .await?;
         Ok(rows.into_iter().next().flatten().unwrap_or(0))

@@ -75,24 +75,27 @@ async fn register(
             return Err(AppError::OutputConflict(name.clone()));
         }
     }
-    // The storage limit is checked as each output is recorded, in the same transaction
-    // (`db::replace_file`): one query a task less than a check made before.
+    // The storage limit is checked as the first output is recorded, for all of them, in the
+    // same transaction (`db::replace_file`): the check sums the account's files, so once per
+    // task, not once per output (an HLS ladder's segments are hundreds).
+    let mut room = Some(items.iter().map(|(_, _, size)| size).sum::<u64>());
     let mut result = Vec::with_capacity(items.len());
     for (name, src, _) in items {
-        let file = match files::store_output(state, &dir.dir_id, &name, src, owner).await {
-            Ok(file) => file,
-            Err(e) => {
-                // All or nothing: the outputs stored so far go too.
-                for done in &result {
-                    let StoredOutput { file_name, .. } = done;
-                    let _ = files::delete(state, &dir.dir_id, file_name).await;
+        let file =
+            match files::store_output(state, &dir.dir_id, &name, src, owner, room.take()).await {
+                Ok(file) => file,
+                Err(e) => {
+                    // All or nothing: the outputs stored so far go too.
+                    for done in &result {
+                        let StoredOutput { file_name, .. } = done;
+                        let _ = files::delete(state, &dir.dir_id, file_name).await;
+                    }
+                    return Err(match e {
+                        AppError::FileExists(name) => AppError::OutputRace(name),
+                        other => expired(other),
+                    });
                 }
-                return Err(match e {
-                    AppError::FileExists(name) => AppError::OutputRace(name),
-                    other => expired(other),
-                });
-            }
-        };
+            };
         result.push(StoredOutput {
             file_name: file.file_name,
             size_bytes: file.size,
