@@ -1050,6 +1050,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 "cut-range" => two.map(|(a, b)| Trim::CutRange(a, b)),
                 "start" => one.map(Trim::Start),
                 "end" => one.filter(|s| *s > 0.0).map(Trim::End),
+                // "taglia al secondo 5", "cut at second 5": a point in time, and which side of
+                // it is kept cannot be told (2026-11-27).
+                "duration"
+                    if caps.iter().any(|c| {
+                        c.text.starts_with("second ")
+                            || c.prev.as_deref().is_some_and(|p| p == "at")
+                    }) =>
+                {
+                    return Ok(Some(Intent::Unsupported(
+                        "\"cut at\" a point in time does not say whether what comes before it or after it is kept; ask to \"keep the first 5 seconds\" or \"remove the first 5 seconds\"".into(),
+                    )));
+                }
                 "duration" => one.filter(|s| *s > 0.0).map(Trim::Duration),
                 other => return Err(format!("trim {other}")),
             };

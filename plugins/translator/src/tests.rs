@@ -1808,3 +1808,49 @@ fn a_description_of_the_file_is_not_a_change() {
         assert!(a.contains(want), "{said}: {a}");
     }
 }
+
+/// The known leftovers of the third pass (2026-11-27, fourth pass).
+#[test]
+fn leftovers_of_the_third_pass() {
+    // "cut at" a point in time: which side is kept cannot be told.
+    for said in [
+        "taglia al secondo 5",
+        "cut at second 5",
+        "cut it at 5 seconds",
+        "corta en el segundo 5",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("cut at"), "{said}: {m}");
+    }
+    assert!(argv(&task("trim it to 5 seconds", &["clip.mp4"])).contains("-t 5"));
+    // WebM cannot hold the sound as it is (AAC): refused rather than re-encoded.
+    let m = refused("convert it to webm, keep the audio as it is", &["clip.mp4"]);
+    assert!(m.contains("webm cannot hold"), "{m}");
+    let a = argv(&task(
+        "convert it to mkv, keep the audio as it is",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-c:a copy"), "{a}");
+    // "DASH with multiple bitrates" is DASH's ladder, not a second job (HLS).
+    for said in [
+        "package it as DASH with multiple bitrates",
+        "DASH with several bitrates please",
+    ] {
+        assert_eq!(recipe_of(said, &["clip.mp4"]).0, "dash", "{said}");
+    }
+    assert_eq!(recipe_of("make it multi-bitrate", &["clip.mp4"]).0, "hls");
+    // German clock times with "und"; "raus"/"heraus" make the cut a removal.
+    let a = argv(&task(
+        "behalte den Teil zwischen 0:02 und 0:06",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 2") && a.contains("-t 4"), "{a}");
+    for said in [
+        "schneide den Teil zwischen 0:02 und 0:06 heraus",
+        "schneide von 0:02 bis 0:06 raus",
+        "cut the part between 0:02 and 0:06 out",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("not(between(t\\,2\\,6))"), "{said}: {a}");
+    }
+}
