@@ -431,7 +431,6 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
         let words = clause.iter().map(|&i| (i, &tokens[i]));
         let mut marker = false;
         let mut request = false;
-        let mut meaningful = false;
         // Said of the file itself, an unknown word may be a defect that asks for a fix ("the
         // audio is out of sync", "la vidéo est floue"): not context.
         let mut media = false;
@@ -456,7 +455,6 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
             if lex.is_filler(&t.norm) || in_class("quiet", &t.norm) {
                 continue;
             }
-            meaningful = true;
             if in_class("contextword", &t.norm) || (shrinks && in_class("sizeword", &t.norm)) {
                 continue;
             }
@@ -465,11 +463,18 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
             }
             // A negation marks a statement only beside a marker ("it can't"), and a word the
             // grammar knows may be what is asked.
-            if !in_class("negation", &t.norm) && crate::typos::is_known(&t.norm) {
+            // "la tele no la lee", "der Fernseher kann es nicht lesen": a statement's "no".
+            const NO: &[&str] = &[
+                "no", "non", "ne", "pas", "nicht", "kein", "keine", "não", "nao",
+            ];
+            if !in_class("negation", &t.norm)
+                && !NO.contains(&t.norm.as_str())
+                && crate::typos::is_known(&t.norm)
+            {
                 request = true;
             }
         }
-        if marker && meaningful && !request && !(media && unknown) {
+        if marker && !request && !(media && unknown) {
             out.push(clause.clone());
         }
         clause.clear();

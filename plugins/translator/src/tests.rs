@@ -1704,6 +1704,12 @@ fn context_clauses_are_accounted_for() {
             "setpts",
         ),
         ("ho provato a zipparlo. convertilo in webm", "libvpx-vp9"),
+        ("la tele no la lee, pásala a webm", "libvpx-vp9"),
+        ("converte pra webm pra tocar no celular", "libvpx-vp9"),
+        (
+            "coupe les 4 dernieres secondes de la vidéo, elles servent à rien",
+            "-t 6",
+        ),
         (
             "J'ai une vidéo de mon téléphone qui est trop lourde. Tu peux la compresser ?",
             "-crf",
@@ -1763,6 +1769,8 @@ fn context_never_swallows_a_request() {
         ("I filmed it on a 20 mile hike, convert it to webm", "20"),
         ("remove the audio, don't sparkle it", "dont"),
         ("convert to webm, it is also a bit long", "long"),
+        ("nichts abschneiden, nur in webm umwandeln", "nichts"),
+        ("no lo quites, pásalo a webm", "quites"),
     ] {
         let m = refused(said, &["clip.mp4"]);
         assert!(m.contains(named), "{said}: {m}");
