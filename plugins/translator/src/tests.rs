@@ -1735,6 +1735,11 @@ fn politeness_and_wrapping_questions_are_accounted_for() {
         "Ciao, puoi convertire il video in webm? Grazie mille",
         "Oi, você pode converter o vídeo pra webm? Valeu",
         "Hallo, könntest du das Video bitte in WebM umwandeln? Danke im Voraus!",
+        "Please could you convert it to webm? It's for an art project.",
+        "I've got a clip from my GoPro. Could you convert it to webm?",
+        "¿Cómo puedo convertir el video a webm?",
+        "Come posso convertire il video in webm?",
+        "Como faço pra converter o vídeo pra webm?",
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(a.contains("libvpx-vp9"), "{said}: {a}");
