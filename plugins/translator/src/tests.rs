@@ -1867,3 +1867,18 @@ fn leftovers_of_the_third_pass() {
         assert!(a.contains("not(between(t\\,2\\,6))"), "{said}: {a}");
     }
 }
+
+/// "reduce the quality a bit so it takes less storage": a lighter file; said of the sound, it
+/// refuses rather than compress the picture (2026-11-27).
+#[test]
+fn lowering_the_quality_is_a_compression() {
+    let a = argv(&task(
+        "Could you reduce the quality a bit so it takes less storage? Same format please, it came from my smartphone.",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-crf 25"), "{a}");
+    for said in ["lower the quality of the audio", "reduce the sound quality"] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("96k"), "{said}: {m}");
+    }
+}
