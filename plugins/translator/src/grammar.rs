@@ -392,3 +392,176 @@ pub fn words_of<T>(tokens: &[Token], hit: &Hit<T>) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// The clauses that only give context (2026-11-27, fourth pass): what the user says about the
+/// file, the device or the reason for the request ("I have a video from my phone", "because
+/// the site is strict", "my hands were shaking", "the TV can't read it"), each as the indices of
+/// its tokens, to be accounted for rather than refused as not understood. A clause counts only
+/// when it holds a `@context` marker (a statement's verb, a reason) and nothing that could be a
+/// request: no word any rule used, no number, no file name, no `@asks` word ("want", "please",
+/// "make"), no `@negation` on its own, and every other meaningful word either unknown to the
+/// grammar (a noun of the user's story) or `@quiet`. A known word ("louder", "gif", "upload")
+/// makes the clause a request, refused if not understood. Out-of-scope words are checked on
+/// the whole instruction before this (`scope`), so a context clause never hides one.
+/// `shrinks`: the request makes the file smaller, so a `@sizeword` ("heavy", "lourde", "pesa")
+/// says why rather than naming a defect.
+pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> Vec<Vec<usize>> {
+    let lex = lexicon();
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let in_class = |class: &str, w: &str| {
+        lex.classes
+            .get(class)
+            .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == w))
+    };
+    let barrier = |t: &Token| t.kind == Tok::Word && in_class("barrier", &t.norm);
+    // Two-word `@asks` phrases ("mi serve").
+    let asks_pair = |i: usize| {
+        lex.classes.get("asks").is_some_and(|c| {
+            c.iter().any(|p| {
+                p.len() == 2
+                    && tokens[i].norm == p[0]
+                    && tokens.get(i + 1).is_some_and(|n| n.norm == p[1])
+            })
+        })
+    };
+    let mut out = Vec::new();
+    let mut clause: Vec<usize> = Vec::new();
+    let mut close = |clause: &mut Vec<usize>| {
+        let words = clause.iter().map(|&i| (i, &tokens[i]));
+        let mut marker = false;
+        let mut request = false;
+        // Said of the file itself, an unknown word may be a defect that asks for a fix ("the
+        // audio is out of sync", "la vidéo est floue"): not context.
+        let mut media = false;
+        let mut unknown = false;
+        for (i, t) in words {
+            match t.kind {
+                Tok::Word => {}
+                Tok::Sep => continue,
+                // A number or a file name is part of what is asked.
+                _ => request = true,
+            }
+            if used.contains(&i) || in_class("asks", &t.norm) || asks_pair(i) {
+                request = true;
+            }
+            if in_class("context", &t.norm) {
+                marker = true;
+                continue;
+            }
+            if in_class("media", &t.norm) {
+                media = true;
+            }
+            if lex.is_filler(&t.norm) || in_class("quiet", &t.norm) {
+                continue;
+            }
+            if in_class("contextword", &t.norm) || (shrinks && in_class("sizeword", &t.norm)) {
+                continue;
+            }
+            if !crate::typos::is_known(&t.norm) {
+                unknown = true;
+            }
+            // A negation marks a statement only beside a marker ("it can't"), and a word the
+            // grammar knows may be what is asked.
+            // "la tele no la lee", "der Fernseher kann es nicht lesen": a statement's "no".
+            const NO: &[&str] = &[
+                "no", "non", "ne", "pas", "nicht", "kein", "keine", "não", "nao",
+            ];
+            if !in_class("negation", &t.norm)
+                && !NO.contains(&t.norm.as_str())
+                && crate::typos::is_known(&t.norm)
+            {
+                request = true;
+            }
+        }
+        if marker && !request && !(media && unknown) {
+            out.push(clause.clone());
+        }
+        clause.clear();
+    };
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind == Tok::Sep || (barrier(t) && !used.contains(&i)) {
+            close(&mut clause);
+        } else {
+            clause.push(i);
+        }
+    }
+    close(&mut clause);
+    out
+}
+
+/// Whether the phrase starting at `start` is said of the file after a verb of state ("is too
+/// quiet", "has an echo", "looks blurry", "ist verzerrt", "è mosso"): a `@state` word right before
+/// it (degree words and fillers between), not "has to"/"is to", and no purpose word before it in
+/// its clause ("so it is upright", "damit es leiser ist" ask for the state).
+pub fn described(tokens: &[Token], start: usize) -> bool {
+    let lex = lexicon();
+    let in_class = |class: &str, w: &str| {
+        lex.classes
+            .get(class)
+            .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == w))
+    };
+    const DEGREE: &[&str] = &[
+        "too",
+        "very",
+        "really",
+        "quite",
+        "way",
+        "kind",
+        "of",
+        "sort",
+        "a",
+        "an",
+        "bit",
+        "little",
+        "all",
+        "totally",
+        "completely",
+        "super",
+        "pretty",
+        "rather",
+        "slightly",
+        "somewhat",
+        "now",
+        "still",
+        "always",
+        "kinda",
+        "sorta",
+        "extremely",
+        "so",
+        "much",
+        "more",
+        "less",
+    ];
+    let mut i = start;
+    let state = loop {
+        let Some(p) = i.checked_sub(1) else {
+            return false;
+        };
+        let t = &tokens[p];
+        if t.kind != Tok::Word {
+            return false;
+        }
+        if in_class("state", &t.norm) {
+            break p;
+        }
+        if DEGREE.contains(&t.norm.as_str()) {
+            i = p;
+            continue;
+        }
+        if lex.is_filler(&t.norm) && !["so", "be"].contains(&t.norm.as_str()) {
+            i = p;
+            continue;
+        }
+        return false;
+    };
+    if tokens.get(state + 1).is_some_and(|t| t.norm == "to") {
+        return false;
+    }
+    // A purpose before it in the clause: "so (that) it is", "damit", "para que", "pour que".
+    !tokens[..state]
+        .iter()
+        .rev()
+        .take_while(|t| t.kind != Tok::Sep)
+        .any(|t| in_class("purpose", &t.norm))
+}

@@ -424,7 +424,54 @@ const TRIM_VERBS: &[&str] = &[
 
 pub fn understand(instruction: &str) -> Understanding {
     let tokens: Vec<Token> = tokenize(instruction);
-    let hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
+    let mut hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
+    // "it's too quiet", "the voice has an echo", "the video is blurry": a change word said of
+    // the file after "is"/"has"/"looks" describes it, it does not ask for that change (done, it
+    // would make it quieter, add an echo, blur it). Refused as such (2026-11-27, fourth pass).
+    // Beside a change of the same kind asked for ("it's too quiet, make it louder") it is context.
+    let described: Vec<bool> = hits
+        .iter()
+        .map(|h| describes(&h.value) && grammar::described(&tokens, h.start))
+        .collect();
+    let asked: Vec<std::mem::Discriminant<Intent>> = hits
+        .iter()
+        .zip(&described)
+        .filter(|(_, d)| !**d)
+        .map(|(h, _)| std::mem::discriminant(&h.value))
+        .collect();
+    for (h, d) in hits.iter_mut().zip(described) {
+        if d && asked.contains(&std::mem::discriminant(&h.value)) {
+            h.value = Intent::Noop;
+        } else if d {
+            let words = grammar::words_of(&tokens, h);
+            h.value = Intent::Unsupported(format!(
+                "\"{words}\" says what the file is like, not what to do with it; say the change you want (for instance \"make it louder\", \"rotate it 90 degrees clockwise\")"
+            ));
+        }
+    }
+    // A clause that only gives context is accounted for as such (`grammar::context_clauses`).
+    // Beside a change that makes the file smaller, "heavy", "pesa mucho" say why.
+    let shrinks = hits.iter().any(|h| {
+        matches!(
+            h.value,
+            Intent::Compress(_)
+                | Intent::TargetSize(_)
+                | Intent::TargetFactor(_)
+                | Intent::Crf(_)
+                | Intent::VideoBitrate(_)
+                | Intent::Resize(_)
+        )
+    });
+    let context: Vec<grammar::Hit<Intent>> = grammar::context_clauses(&tokens, &hits, shrinks)
+        .into_iter()
+        .map(|used| grammar::Hit {
+            value: Intent::Noop,
+            start: used[0],
+            used,
+        })
+        .collect();
+    hits.extend(context);
+    hits.sort_by_key(|h| h.start);
     let leftovers = grammar::leftovers(&tokens, &hits);
     let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
     let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
@@ -466,6 +513,37 @@ pub fn understand(instruction: &str) -> Understanding {
         files_in,
         trim_verbs_in,
     }
+}
+
+/// The changes that, said after "is"/"has"/"looks", describe the file rather than ask for them
+/// (`grammar::described`). Not a size or a format ("it's too big", "the TV only reads mp4": what
+/// is wanted follows from them), nor a hint of how it was filmed.
+fn describes(intent: &Intent) -> bool {
+    matches!(
+        intent,
+        Intent::VideoFilter(_)
+            | Intent::AudioFilter(_)
+            | Intent::Volume(_)
+            | Intent::Pad(_)
+            | Intent::Rotate(_)
+            | Intent::Flip { .. }
+            | Intent::Grayscale
+            | Intent::Reverse
+            | Intent::Speed(_)
+            | Intent::Timelapse
+            | Intent::Denoise
+            | Intent::Crop(_)
+            | Intent::BlurRegion(..)
+            | Intent::BlurFill
+            | Intent::Fade { .. }
+            | Intent::Resize(_)
+            | Intent::Normalize(_)
+            | Intent::Fps(_)
+            | Intent::FpsFactor(_)
+            | Intent::Channels(_)
+            | Intent::RemoveAudio
+            | Intent::Repeat(_)
+    )
 }
 
 fn values(caps: &[Capture]) -> impl Iterator<Item = (&Value, Option<&str>)> {
@@ -972,6 +1050,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 "cut-range" => two.map(|(a, b)| Trim::CutRange(a, b)),
                 "start" => one.map(Trim::Start),
                 "end" => one.filter(|s| *s > 0.0).map(Trim::End),
+                // "taglia al secondo 5", "cut at second 5": a point in time, and which side of
+                // it is kept cannot be told (2026-11-27).
+                "duration"
+                    if caps.iter().any(|c| {
+                        c.text.starts_with("second ")
+                            || c.prev.as_deref().is_some_and(|p| p == "at")
+                    }) =>
+                {
+                    return Ok(Some(Intent::Unsupported(
+                        "\"cut at\" a point in time does not say whether what comes before it or after it is kept; ask to \"keep the first 5 seconds\" or \"remove the first 5 seconds\"".into(),
+                    )));
+                }
                 "duration" => one.filter(|s| *s > 0.0).map(Trim::Duration),
                 other => return Err(format!("trim {other}")),
             };

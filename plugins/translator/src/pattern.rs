@@ -146,6 +146,8 @@ pub struct Capture {
     pub cap: Cap,
     /// The word just before the capture ("by" in "slow down by 50%").
     pub prev: Option<String>,
+    /// The captured token as written (normalized): "second 5" for the point 5 s in.
+    pub text: String,
 }
 
 #[derive(Clone, Debug)]
@@ -330,7 +332,12 @@ impl Matcher<'_> {
                 st.used.extend(t..t + len);
                 if let Some(cap) = cap {
                     let prev = t.checked_sub(1).map(|p| self.tokens[p].norm.clone());
-                    st.captures.push(Capture { cap, prev });
+                    let text = self.tokens[t..t + len]
+                        .iter()
+                        .map(|t| t.norm.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    st.captures.push(Capture { cap, prev, text });
                 }
                 if let Some(end) = self.go(pi + 1, t + len, st) {
                     return Some(end);

@@ -1681,3 +1681,204 @@ fn meaning_words_of_six_languages_refuse() {
     let a = argv(&task("the second clip should be louder", &["clip.mp4"]));
     assert!(a.contains("volume=2"), "{a}");
 }
+
+// ---- 2026-11-27, fourth pass: context clauses, politeness, descriptions ----
+
+/// A clause that only says something about the file, the device or the reason (a statement's
+/// verb or a reason, nothing the grammar reads as a request) is accounted for as context.
+#[test]
+fn context_clauses_are_accounted_for() {
+    let cases = [
+        ("my hands were shaking, convert it to webm", "libvpx-vp9"),
+        (
+            "Gravei andando com o celular e ficou tudo tremido, dá pra estabilizar?",
+            "deshake",
+        ),
+        ("the TV can't read it, convert it to mp4", "+faststart"),
+        (
+            "my friend says it won't play, convert to webm",
+            "libvpx-vp9",
+        ),
+        (
+            "Das Zeichnen dauert im Screencast ewig. Mach es 2x schneller",
+            "setpts",
+        ),
+        ("ho provato a zipparlo. convertilo in webm", "libvpx-vp9"),
+        ("la tele no la lee, pásala a webm", "libvpx-vp9"),
+        ("converte pra webm pra tocar no celular", "libvpx-vp9"),
+        (
+            "coupe les 4 dernieres secondes de la vidéo, elles servent à rien",
+            "-t 6",
+        ),
+        (
+            "J'ai une vidéo de mon téléphone qui est trop lourde. Tu peux la compresser ?",
+            "-crf",
+        ),
+    ];
+    for (said, want) in cases {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}
+
+/// Greetings, thanks and wrapping questions in seven languages ask for nothing.
+#[test]
+fn politeness_and_wrapping_questions_are_accounted_for() {
+    for said in [
+        "Hi there! Could you convert this to webm? Thanks in advance!",
+        "I was wondering if you could convert it to webm",
+        "cheers, convert it to webm",
+        "Any help appreciated: convert to webm",
+        "I need this for a presentation tomorrow, convert it to webm please",
+        "Hola, ¿me puedes convertir el video a webm? Gracias de antemano",
+        "Bonjour, pouvez-vous convertir la vidéo en webm ? Merci d'avance",
+        "Ciao, puoi convertire il video in webm? Grazie mille",
+        "Oi, você pode converter o vídeo pra webm? Valeu",
+        "Hallo, könntest du das Video bitte in WebM umwandeln? Danke im Voraus!",
+        "Please could you convert it to webm? It's for an art project.",
+        "I've got a clip from my GoPro. Could you convert it to webm?",
+        "¿Cómo puedo convertir el video a webm?",
+        "Come posso convertire il video in webm?",
+        "Como faço pra converter o vídeo pra webm?",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("libvpx-vp9"), "{said}: {a}");
+    }
+    for said in [
+        "Tengo un video del móvil que pesa mucho. ¿Puedes comprimirlo?",
+        "Ho un video del telefono troppo pesante. Puoi comprimerlo?",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("-crf"), "{said}: {a}");
+    }
+}
+
+/// A context clause never swallows a request: what it asks for is done or refused by name.
+#[test]
+fn context_never_swallows_a_request() {
+    // Out of scope, whatever the context around it.
+    let m = refused(
+        "I want it small, and also upload it to my FTP",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("upload"), "{m}");
+    let m = refused(
+        "because my site is slow, compress it and then email it to my boss",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("send") || m.contains("mail"), "{m}");
+    // A wish, a word the grammar knows, a number or a negation on its own is a request.
+    for (said, named) in [
+        ("because I want it to sparkle, convert to mp4", "sparkle"),
+        ("my website is slow, make it 480p", "slow"),
+        ("I filmed it on a 20 mile hike, convert it to webm", "20"),
+        ("remove the audio, don't sparkle it", "dont"),
+        ("convert to webm, it is also a bit long", "long"),
+        ("nichts abschneiden, nur in webm umwandeln", "nichts"),
+        ("no lo quites, pásalo a webm", "quites"),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(named), "{said}: {m}");
+    }
+    // Said of the file, a word the grammar does not know may be a defect that asks for a fix.
+    for (said, named) in [
+        ("the audio is out of sync, convert to mp4", "sync"),
+        ("la vidéo est floue, convertis-la en mp4", "floue"),
+        ("il video è mosso, convertilo in mp4", "mosso"),
+        ("o vídeo está escuro, converte pra mp4", "escuro"),
+        ("Der Ton ist verzerrt, wandle es in mp4 um", "verzerrt"),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(named), "{said}: {m}");
+    }
+}
+
+/// A change word said of the file after "is", "has", "looks" describes it: "it's too quiet"
+/// had answered with the volume halved, "the voice has an echo" with an echo added.
+#[test]
+fn a_description_of_the_file_is_not_a_change() {
+    for (said, named) in [
+        ("it's too quiet, convert it to mp4", "quiet"),
+        ("the voice has an echo, convert to mp4", "echo"),
+        ("the video is blurry, convert to mp4", "blurry"),
+        ("the video has black bars, convert to mp4", "black bars"),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(
+            m.contains(named) && m.contains("says what the file is like"),
+            "{said}: {m}"
+        );
+    }
+    // Asked for, the same words are changes.
+    for (said, want) in [
+        ("the output should be louder", "volume=2"),
+        ("I want the sound to be louder", "volume=2"),
+        ("the audio has to be louder", "volume=2"),
+        ("make its sound louder", "volume=2"),
+        ("it's too quiet, make it louder", "volume=2"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}
+
+/// The known leftovers of the third pass (2026-11-27, fourth pass).
+#[test]
+fn leftovers_of_the_third_pass() {
+    // "cut at" a point in time: which side is kept cannot be told.
+    for said in [
+        "taglia al secondo 5",
+        "cut at second 5",
+        "cut it at 5 seconds",
+        "corta en el segundo 5",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("cut at"), "{said}: {m}");
+    }
+    assert!(argv(&task("trim it to 5 seconds", &["clip.mp4"])).contains("-t 5"));
+    // WebM cannot hold the sound as it is (AAC): refused rather than re-encoded.
+    let m = refused("convert it to webm, keep the audio as it is", &["clip.mp4"]);
+    assert!(m.contains("webm cannot hold"), "{m}");
+    let a = argv(&task(
+        "convert it to mkv, keep the audio as it is",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-c:a copy"), "{a}");
+    // "DASH with multiple bitrates" is DASH's ladder, not a second job (HLS).
+    for said in [
+        "package it as DASH with multiple bitrates",
+        "DASH with several bitrates please",
+    ] {
+        assert_eq!(recipe_of(said, &["clip.mp4"]).0, "dash", "{said}");
+    }
+    assert_eq!(recipe_of("make it multi-bitrate", &["clip.mp4"]).0, "hls");
+    // German clock times with "und"; "raus"/"heraus" make the cut a removal.
+    let a = argv(&task(
+        "behalte den Teil zwischen 0:02 und 0:06",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 2") && a.contains("-t 4"), "{a}");
+    for said in [
+        "schneide den Teil zwischen 0:02 und 0:06 heraus",
+        "schneide von 0:02 bis 0:06 raus",
+        "cut the part between 0:02 and 0:06 out",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("not(between(t\\,2\\,6))"), "{said}: {a}");
+    }
+}
+
+/// "reduce the quality a bit so it takes less storage": a lighter file; said of the sound, it
+/// refuses rather than compress the picture (2026-11-27).
+#[test]
+fn lowering_the_quality_is_a_compression() {
+    let a = argv(&task(
+        "Could you reduce the quality a bit so it takes less storage? Same format please, it came from my smartphone.",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-crf 25"), "{a}");
+    for said in ["lower the quality of the audio", "reduce the sound quality"] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("96k"), "{said}: {m}");
+    }
+}

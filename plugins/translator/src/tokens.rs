@@ -204,6 +204,18 @@ fn split_chunk(chunk: &str, out: &mut Vec<Token>, typos: bool) {
         });
         return;
     }
+    // "it's", "that's", "there's": a pronoun and "is" (2026-11-27: "it's too quiet" describes
+    // the file, `grammar::described`); elsewhere "'s" is a possessive ("the video's audio").
+    if let Some(stem) = chunk.strip_suffix("'s")
+        && [
+            "it", "that", "there", "here", "what", "he", "she", "who", "where",
+        ]
+        .contains(&stem)
+    {
+        out.push(Token::word(stem));
+        out.push(Token::word("is"));
+        return;
+    }
     let chunk = chunk.strip_suffix("'s").unwrap_or(chunk).replace('\'', "");
     // ".mov", ".mp4": an extension written on its own.
     let chunk = match chunk.strip_prefix('.') {

@@ -129,6 +129,17 @@ impl Planner<'_> {
         {
             return Ok((Self::s(&["-c:a", "copy"]), None));
         }
+        // "webm, keep the audio as it is": the container cannot hold the sound as it is, and
+        // re-encoding it is what was ruled out (2026-11-27).
+        if self.w.untouched.0
+            && let Some(c) = src_codec.filter(|c| !self.fmt.acodecs.contains(c))
+        {
+            return Err(PlanError::CannotHold {
+                container: self.fmt.ext,
+                what: format!("the sound as it is ({c} audio), which was to be left unchanged"),
+                instead: None,
+            });
+        }
         let enc = requested
             .or(self.fmt.aenc.and_then(formats::audio_encoder))
             .ok_or(PlanError::NoEncoder("audio"))?;
