@@ -1882,3 +1882,31 @@ fn lowering_the_quality_is_a_compression() {
         assert!(m.contains("96k"), "{said}: {m}");
     }
 }
+
+#[test]
+fn a_quarter_turn_needs_its_direction() {
+    // Two answers, one of them a wrong file: refused, naming what is missing.
+    for said in [
+        "turn it sideways",
+        "make it go from portrait to landscape",
+        "change it from landscape to portrait",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("which way to turn"), "{said}: {m}");
+    }
+    // One answer, or the direction said: done.
+    for (said, want) in [
+        ("turn it upside down", "hflip,vflip"),
+        (
+            "it plays sideways, rotate it 90 degrees counter-clockwise",
+            "transpose=2",
+        ),
+        (
+            "rotate it clockwise, from portrait to landscape",
+            "transpose=1",
+        ),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}

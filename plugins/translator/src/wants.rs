@@ -416,7 +416,16 @@ impl Wants {
         if w.rotate == 0
             && let Some(d) = w.rotate_hint
         {
-            w.rotate = d;
+            // "Upside down" has one answer; "sideways" or "portrait to landscape" has two, and
+            // a quarter turn the wrong way is a wrong file.
+            if d == 180 {
+                w.rotate = d;
+            } else {
+                w.unsupported = Some(
+                    "it does not say which way to turn the picture (say clockwise or counter-clockwise)"
+                        .into(),
+                );
+            }
         }
         // "9:16, don't crop it": the shape is reached by padding; another crop contradicts.
         if w.no_crop {
