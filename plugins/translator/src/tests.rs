@@ -1910,3 +1910,31 @@ fn a_quarter_turn_needs_its_direction() {
         assert!(a.contains(want), "{said}: {a}");
     }
 }
+
+#[test]
+fn loading_faster_and_looping_are_not_speed_or_rotation() {
+    // Each of these had answered 200 with a speed-up or a quarter turn.
+    for said in [
+        "compress it so it loads faster",
+        "compresse la vidéo pour que la vidéo se charge plus vite",
+        "compresse-la, pour qu'elle se charge plus vite",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            a.contains("-crf 28") && !a.contains("setpts"),
+            "{said}: {a}"
+        );
+    }
+    for said in [
+        "fais un gif qui tourne en boucle",
+        "la vidéo tourne en boucle, convertis-la en mp4",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("loops"), "{said}: {m}");
+    }
+    let a = argv(&task("make a gif that loops", &["clip.mp4"]));
+    assert!(a.contains("clip.gif") && !a.contains("transpose"), "{a}");
+    // "Take the audio out of it": extract or remove? Refused, not guessed.
+    let m = refused("sácale el audio al video", &["clip.mp4"]);
+    assert!(m.contains("sácale"), "{m}");
+}
