@@ -1916,8 +1916,17 @@ fn loading_faster_and_looping_are_not_speed_or_rotation() {
     // Each of these had answered 200 with a speed-up or a quarter turn.
     for said in [
         "compress it so it loads faster",
+        "compress it so it downloads faster",
+        "compress it so that it streams faster",
+        "compress it so it's quicker to send",
+        "speed up the upload by compressing it",
+        "make it smaller so it sends faster on whatsapp",
         "compresse la vidéo pour que la vidéo se charge plus vite",
         "compresse-la, pour qu'elle se charge plus vite",
+        "comprime el video para que se cargue más rápido",
+        "komprimiere es, damit es schneller lädt",
+        "comprimilo così si carica più velocemente",
+        "comprima para carregar mais rápido",
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(
@@ -1937,4 +1946,39 @@ fn loading_faster_and_looping_are_not_speed_or_rotation() {
     // "Take the audio out of it": extract or remove? Refused, not guessed.
     let m = refused("sácale el audio al video", &["clip.mp4"]);
     assert!(m.contains("sácale"), "{m}");
+}
+
+#[test]
+fn how_it_was_shot_and_no_need_are_not_requests() {
+    // Each had answered 200 with the wrong file: slowed down, or turned.
+    for said in [
+        "my phone shot it in slow motion, convert it to mp4",
+        "it was shot in slow motion, convert it to mp4",
+        "my phone recorded it in slow-mo, convert to mp4",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(!a.contains("setpts") && a.contains(".mp4"), "{said}: {a}");
+    }
+    for said in [
+        "no need to rotate, just make it 720p",
+        "you don't need to rotate it, make it 720p",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains("need"), "{said}: {m}");
+    }
+    let a = argv(&task(
+        "convert to mp4 so it plays faster on my phone",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("setpts"), "{a}");
+    let a = argv(&task("make it play faster", &["clip.mp4"]));
+    assert!(a.contains("setpts=PTS/2"), "{a}");
+    // Asked for, slow motion is still a change.
+    for said in [
+        "convert it to mp4 in slow motion",
+        "I filmed it, make it slow motion",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains("setpts=PTS/0.5"), "{said}: {a}");
+    }
 }
