@@ -1955,6 +1955,10 @@ fn how_it_was_shot_and_no_need_are_not_requests() {
         "my phone shot it in slow motion, convert it to mp4",
         "it was shot in slow motion, convert it to mp4",
         "my phone recorded it in slow-mo, convert to mp4",
+        "lo grabé en cámara lenta, conviértelo a mp4",
+        "je l'ai filmé au ralenti, convertis-le en mp4",
+        "gravei em câmera lenta, converte para mp4",
+        "ich habe es in Zeitlupe gefilmt, wandle es in mp4 um",
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(!a.contains("setpts") && a.contains(".mp4"), "{said}: {a}");
@@ -1977,6 +1981,8 @@ fn how_it_was_shot_and_no_need_are_not_requests() {
     for said in [
         "convert it to mp4 in slow motion",
         "I filmed it, make it slow motion",
+        "conviértelo a mp4 en cámara lenta",
+        "lo grabé, ponlo en cámara lenta",
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(a.contains("setpts=PTS/0.5"), "{said}: {a}");
