@@ -187,27 +187,37 @@ async fn identical_tasks_at_once_run_ffmpeg_once() {
     }
     assert_eq!(ffmpeg_runs(&s).await - before, 1);
 
-    // A failure is not cached, and every waiter gets it.
+    // A failure is not cached, and every waiter gets it. This ffmpeg fails at once: on a
+    // loaded machine the three requests may not all arrive while it runs (CI saw 2 runs), so
+    // up to three tries of the three must show them joined in one run at least once.
     let failing =
         json!({"inputs": [{"file_path": input}], "outputs": [{"file": "x.mp4", "maps": ["0:s"]}]});
-    let before = ffmpeg_runs(&s).await;
-    let runs = (0..3).map(|_| s.post("/ffmpeg/process", ALICE, json!({"task": failing})));
-    for (status, res) in futures_util::future::join_all(runs).await {
-        assert_eq!(status, 500, "{res}");
-        assert_eq!(
-            res["error"], "FFmpeg command failed with exit code 1",
-            "{res}"
-        );
-        assert!(res["details"].as_str().is_some(), "{res}");
+    let mut joined = Vec::new();
+    for _ in 0..3 {
+        let before = ffmpeg_runs(&s).await;
+        let runs = (0..3).map(|_| s.post("/ffmpeg/process", ALICE, json!({"task": failing})));
+        for (status, res) in futures_util::future::join_all(runs).await {
+            assert_eq!(status, 500, "{res}");
+            assert_eq!(
+                res["error"], "FFmpeg command failed with exit code 1",
+                "{res}"
+            );
+            assert!(res["details"].as_str().is_some(), "{res}");
+        }
+        joined.push(ffmpeg_runs(&s).await - before);
+        if joined.last() == Some(&1) {
+            break;
+        }
     }
-    assert_eq!(ffmpeg_runs(&s).await - before, 1);
+    assert_eq!(joined.last(), Some(&1), "ffmpeg runs per try: {joined:?}");
+    let before = ffmpeg_runs(&s).await;
     let (status, _) = s
         .post("/ffmpeg/process", ALICE, json!({"task": failing}))
         .await;
     assert_eq!(status, 500);
     assert_eq!(
         ffmpeg_runs(&s).await - before,
-        2,
+        1,
         "the failure was not cached"
     );
 }
