@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::app::AppState;
 use crate::clock;
 use crate::config::Plan;
-use crate::db::{Account, DbError, FileRecord, FileState};
+use crate::db::{Account, DbError, FileRecord, FileState, Room};
 use crate::error::{AppError, AppResult};
 use crate::names;
 use crate::storage::attachment::guess_type;
@@ -305,7 +305,14 @@ pub async fn store_output(
     owner: &Account,
     room: Option<u64>,
 ) -> AppResult<FileRecord> {
-    let limit = state.plan_of(owner)?.1.max_storage_bytes();
+    let limit = match room {
+        Some(adding) => Some(Room {
+            account: &owner.name,
+            limit: state.plan_of(owner)?.1.max_storage_bytes(),
+            adding,
+        }),
+        None => None,
+    };
     let mut record = pending(dir_id, name);
     let (size, sha256) = match src {
         Bytes::Local(path) => (state.store.put_file(&record.object_id, path).await?, None),
@@ -322,12 +329,7 @@ pub async fn store_output(
     record.size = size;
     record.content_type = guess_type(name);
     record.sha256 = sha256;
-    let within = room.map(|room| (owner.name.as_str(), limit, room));
-    match state
-        .db
-        .replace_file(&record, clock::now_ms(), within)
-        .await
-    {
+    match state.db.replace_file(&record, clock::now_ms(), limit).await {
         Ok(replaced) => {
             for object in replaced {
                 if let Err(e) = state.store.delete(&object).await {

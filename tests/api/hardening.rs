@@ -498,6 +498,30 @@ async fn outputs_are_bounded_by_a_default_storage_limit() {
     assert_eq!(status, 403, "{body}");
     assert_eq!(body["error"], "Storage limit exceeded");
     assert_eq!(s.file_names(BOB, &dir).await, vec!["tiny.png".to_string()]);
+    // Two outputs of 31 MB: each fits the 50 MB alone, together they do not. The check is made
+    // once, for all of a task's outputs (`pipeline/register.rs`): refused, neither kept.
+    let raw = |name: &str| {
+        json!({"file": name, "options": [
+            "-filter_complex", "color=size=1920x1080:rate=25:duration=0.4",
+            "-f", "rawvideo", "-pix_fmt", "yuv420p"]})
+    };
+    let (status, body) = s
+        .process(
+            BOB,
+            json!({"inputs": [{"file_path": input}], "outputs": [raw("a.yuv"), raw("b.yuv")]}),
+        )
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"], "Storage limit exceeded");
+    assert_eq!(s.file_names(BOB, &dir).await, vec!["tiny.png".to_string()]);
+    // One of them alone is stored.
+    let (status, body) = s
+        .process(
+            BOB,
+            json!({"inputs": [{"file_path": input}], "outputs": [raw("a.yuv")]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
 }
 
 /// 10. A URL that drips a byte at a time is dropped once it falls under the minimum rate after

@@ -140,6 +140,15 @@ macro_rules! storage_used {
     };
 }
 
+/// What `replace_file` checks a file against: `adding` bytes more must fit the `account`'s
+/// storage `limit`.
+#[derive(Clone, Copy, Debug)]
+pub struct Room<'a> {
+    pub account: &'a str,
+    pub limit: u64,
+    pub adding: u64,
+}
+
 #[derive(Clone)]
 pub struct Db {
     inner: Surreal<Any>,
@@ -481,28 +490,26 @@ impl Db {
         &self,
         file: &FileRecord,
         now: i64,
-        limit: Option<(&str, u64, u64)>,
+        limit: Option<Room<'_>>,
     ) -> DbResult<Vec<String>> {
         #[derive(Deserialize)]
         struct Row {
             object_id: String,
         }
-        let (account, limit, adding) =
-            limit.map_or((None, None, 0), |(a, l, n)| (Some(a), Some(l), n));
         let vars = json!({ "f": file, "now": now, "gone": DIRECTORY_GONE, "full": STORAGE_FULL,
-                           "a": account, "limit": limit, "adding": adding });
+                           "check": limit.is_some(), "a": limit.map(|r| r.account),
+                           "limit": limit.map(|r| r.limit), "adding": limit.map(|r| r.adding) });
         let rows: Vec<Row> = self
             .write_files(&file.dir_id, |db| async move {
-                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 IF (the storage limit, summed only
-                // when given: JSON's null is not NONE), 4 DELETE (the replaced), 5 CREATE,
-                // 6 COMMIT.
+                // Statements: 0 BEGIN, 1 LET, 2 IF, 3 IF (the storage limit, summed only when
+                // checked), 4 DELETE (the replaced), 5 CREATE, 6 COMMIT.
                 db.rows_at(
                     concat!(
                         "BEGIN TRANSACTION;
                      LET $live = (UPDATE type::record('directory', $f.dir_id) SET files_added_at = $now
                          WHERE expires_at > $now RETURN VALUE dir_id);
                      IF array::len($live) == 0 { THROW $gone };
-                     IF $limit != NONE AND $limit != NULL {
+                     IF $check {
                          ",
                         storage_used!(),
                         "
