@@ -338,12 +338,7 @@ pub fn dropped_meaning<T>(
             })
         })
     };
-    let barrier = |t: &Token| {
-        t.kind == Tok::Sep
-            || lex.classes["barrier"]
-                .iter()
-                .any(|p| p.len() == 1 && p[0] == t.norm)
-    };
+    let barrier = |t: &Token| t.kind == Tok::Sep || lex.has("barrier", &t.norm);
     let mut out = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -409,11 +404,7 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
     let lex = lexicon();
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
-    let in_class = |class: &str, w: &str| {
-        lex.classes
-            .get(class)
-            .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == w))
-    };
+    let in_class = |class: &str, w: &str| lex.has(class, w);
     let barrier = |t: &Token| t.kind == Tok::Word && in_class("barrier", &t.norm);
     // Two-word `@asks` phrases ("mi serve").
     let asks_pair = |i: usize| {
@@ -496,43 +487,7 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
 /// its clause ("so it is upright", "damit es leiser ist" ask for the state).
 pub fn described(tokens: &[Token], start: usize) -> bool {
     let lex = lexicon();
-    let in_class = |class: &str, w: &str| {
-        lex.classes
-            .get(class)
-            .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == w))
-    };
-    const DEGREE: &[&str] = &[
-        "too",
-        "very",
-        "really",
-        "quite",
-        "way",
-        "kind",
-        "of",
-        "sort",
-        "a",
-        "an",
-        "bit",
-        "little",
-        "all",
-        "totally",
-        "completely",
-        "super",
-        "pretty",
-        "rather",
-        "slightly",
-        "somewhat",
-        "now",
-        "still",
-        "always",
-        "kinda",
-        "sorta",
-        "extremely",
-        "so",
-        "much",
-        "more",
-        "less",
-    ];
+    let in_class = |class: &str, w: &str| lex.has(class, w);
     let mut i = start;
     let state = loop {
         let Some(p) = i.checked_sub(1) else {
@@ -545,7 +500,7 @@ pub fn described(tokens: &[Token], start: usize) -> bool {
         if in_class("state", &t.norm) {
             break p;
         }
-        if DEGREE.contains(&t.norm.as_str()) {
+        if in_class("degree", &t.norm) {
             i = p;
             continue;
         }

@@ -205,10 +205,15 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
 }
 
 impl Lexicon {
-    pub fn is_filler(&self, word: &str) -> bool {
+    /// Whether `word` alone is a phrase of `@class`.
+    pub fn has(&self, class: &str, word: &str) -> bool {
         self.classes
-            .get("filler")
+            .get(class)
             .is_some_and(|c| c.iter().any(|p| p.len() == 1 && p[0] == word))
+    }
+
+    pub fn is_filler(&self, word: &str) -> bool {
+        self.has("filler", word)
     }
 
     /// The key of a `$slot` value phrase, e.g. `key("fmt", ["webm"])`.
