@@ -1,11 +1,15 @@
 //! API keys: `Authorization: Basic <KEY>` or `Bearer <KEY>` (scheme word in any case; a
 //! standard Basic credential `base64(user:key)` or `base64(key:)` is accepted too). Keys are
 //! stored as SHA-256 hashes and looked up by hash, so the secret itself is never compared or
-//! kept. A look-up is cached for half a second, so authentication costs at most two queries per
-//! key per second, and a key revoked on any instance stops working everywhere within a second.
+//! kept. A look-up is cached until a key or an account changes anywhere (a live query on both
+//! tables, `Authenticator::watch`), for at most a minute; while no live query is open (a
+//! cluster, `jobs.live_queries = false`, or the query down) for half a second, so a key
+//! revoked on any instance stops working everywhere within a second, and authentication costs
+//! at most two queries per key per second.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -15,6 +19,9 @@ use crate::clock;
 use crate::db::{Account, Db, DbResult, KeyScope};
 
 const CACHE_TTL: Duration = Duration::from_millis(500);
+/// How long a look-up holds while the live query watches for changes: as long as a key's
+/// `last_used_at` may lag (its write is itself a change, which empties the cache).
+const WATCHED_TTL: Duration = Duration::from_millis(USE_RECORDED_EVERY_MS as u64);
 const CACHE_MAX: usize = 10_000;
 /// A key's `last_used_at` is written at most this often.
 const USE_RECORDED_EVERY_MS: i64 = 60_000;
@@ -75,9 +82,20 @@ pub fn candidates(header: &str) -> Vec<String> {
     out
 }
 
+/// A look-up as cached: the caller, when it was read, and when its key expires.
+struct Cached {
+    caller: Caller,
+    at: Instant,
+    expires_at: Option<i64>,
+}
+
 pub struct Authenticator {
     db: Db,
-    cache: RwLock<HashMap<String, (Caller, Instant)>>,
+    cache: RwLock<HashMap<String, Cached>>,
+    /// Whether the live query on keys and accounts is open (`watch`).
+    watched: AtomicBool,
+    /// Counts the changes seen: a look-up read before a change is not cached after it.
+    changes: AtomicU64,
 }
 
 impl Authenticator {
@@ -85,40 +103,98 @@ impl Authenticator {
         Authenticator {
             db,
             cache: RwLock::new(HashMap::new()),
+            watched: AtomicBool::new(false),
+            changes: AtomicU64::new(0),
         }
     }
 
     pub async fn authenticate(&self, header: &str) -> DbResult<Option<Caller>> {
+        let ttl = if self.watched.load(Ordering::SeqCst) {
+            WATCHED_TTL
+        } else {
+            CACHE_TTL
+        };
         for key in candidates(header) {
             let hash = hash_key(&key);
-            if let Some((caller, at)) = self.cache.read().expect("lock").get(&hash) {
-                if at.elapsed() < CACHE_TTL {
-                    return Ok(Some(caller.clone()));
+            if let Some(hit) = self.cache.read().expect("lock").get(&hash) {
+                let expired = hit.expires_at.is_some_and(|at| at <= clock::now_ms());
+                if hit.at.elapsed() < ttl && !expired {
+                    return Ok(Some(hit.caller.clone()));
                 }
             }
-            if let Some(caller) = self.look_up(&hash).await? {
+            let seen = self.changes.load(Ordering::SeqCst);
+            if let Some((caller, expires_at)) = self.look_up(&hash).await? {
                 let mut cache = self.cache.write().expect("lock");
-                if cache.len() >= CACHE_MAX {
-                    cache.clear();
+                // A change since the look-up began may have made what it read stale (the
+                // cache was emptied meanwhile): answer it, but do not keep it.
+                if self.changes.load(Ordering::SeqCst) == seen {
+                    if cache.len() >= CACHE_MAX {
+                        cache.clear();
+                    }
+                    let at = Instant::now();
+                    cache.insert(
+                        hash,
+                        Cached {
+                            caller: caller.clone(),
+                            at,
+                            expires_at,
+                        },
+                    );
                 }
-                cache.insert(hash, (caller.clone(), Instant::now()));
                 return Ok(Some(caller));
             }
         }
         Ok(None)
     }
 
-    /// Drops the key `key_id` from this instance's cache: revoked here, it stops at once here
-    /// (other instances see it within their cache's half second).
-    pub fn forget(&self, key_id: &str) {
-        self.cache
-            .write()
-            .expect("lock")
-            .retain(|_, (caller, _)| caller.key_id != key_id);
+    /// Keeps the cache true to the database while a live query on keys and accounts is open:
+    /// any change to either empties it. Runs for the process's life; when the query cannot
+    /// open or closes, look-ups are cached for half a second again until it reopens.
+    pub async fn watch(&self) {
+        use futures_util::StreamExt;
+        let _task = crate::metrics::background("auth_live_query");
+        loop {
+            let opened = async {
+                // Each stream ends with a `None`: either one closing closes the watch.
+                let end = || futures_util::stream::iter([None]);
+                let keys = self.db.changes("api_key").await?.map(Some).chain(end());
+                let accounts = self.db.changes("account").await?.map(Some).chain(end());
+                DbResult::Ok(futures_util::stream::select(keys, accounts))
+            };
+            match opened.await {
+                Ok(mut changes) => {
+                    // Changes made before the query opened were not seen: start afresh.
+                    self.forget_all();
+                    self.watched.store(true, Ordering::SeqCst);
+                    while let Some(Some(_)) = changes.next().await {
+                        self.forget_all();
+                    }
+                    self.watched.store(false, Ordering::SeqCst);
+                    self.forget_all();
+                }
+                Err(e) => tracing::warn!("key live query unavailable, caching 0.5 s: {e}"),
+            }
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
     }
 
-    /// The key's caller when it exists, has not expired and its account exists.
-    async fn look_up(&self, hash: &str) -> DbResult<Option<Caller>> {
+    fn forget_all(&self) {
+        let mut cache = self.cache.write().expect("lock");
+        self.changes.fetch_add(1, Ordering::SeqCst);
+        cache.clear();
+    }
+
+    /// Drops the key `key_id` from this instance's cache: revoked here, it stops at once here
+    /// (other instances hear of it by their live query, or within their cache's half second).
+    pub fn forget(&self, key_id: &str) {
+        let mut cache = self.cache.write().expect("lock");
+        self.changes.fetch_add(1, Ordering::SeqCst);
+        cache.retain(|_, hit| hit.caller.key_id != key_id);
+    }
+
+    /// The key's caller when it exists, has not expired and its account exists, with the
+    /// key's expiry.
+    async fn look_up(&self, hash: &str) -> DbResult<Option<(Caller, Option<i64>)>> {
         let Some(key) = self.db.key_found(hash).await? else {
             return Ok(None);
         };
@@ -135,11 +211,12 @@ impl Authenticator {
         {
             self.db.key_used(hash, now).await?;
         }
-        Ok(Some(Caller {
+        let caller = Caller {
             account,
             key_id: key.key_id,
             scope: key.scope,
-        }))
+        };
+        Ok(Some((caller, key.expires_at)))
     }
 }
 

@@ -331,7 +331,8 @@ pub struct Jobs {
     /// Wake workers through SurrealDB live queries when another instance queues a job or a
     /// split segment. SurrealDB supports `LIVE SELECT` on single-node deployments only
     /// (docs/scale-out.md): on a multi-node cluster set `false`, and workers find work by
-    /// polling every `poll_interval_ms`.
+    /// polling every `poll_interval_ms`. Authentication uses one too, to keep a key's look-up
+    /// until a key or an account changes (`auth.rs`); without it, for half a second.
     pub live_queries: bool,
     /// Event streams (`GET /job/{id}/events`) and MCP `job_status` waits one account may hold
     /// open at once on an instance: each re-reads its job, so they are not free.

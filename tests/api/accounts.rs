@@ -252,6 +252,94 @@ async fn accounts_and_keys_are_objects_with_scopes_and_an_audit_log() {
     assert_eq!(status, 404);
 }
 
+/// A key's look-up is cached until a key or an account changes (`auth.rs`): a plan changed,
+/// a key's expiry reached and an account's other key revoked each take effect at once, though
+/// the key was in use (in the cache) just before.
+#[tokio::test]
+async fn a_cached_key_follows_its_account_and_its_expiry() {
+    let s = Server::start().await;
+    let (status, _) = operator(
+        &s,
+        "POST",
+        "/operator/accounts",
+        Some(json!({"name": "erin", "plan": "free"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (_, made) = operator(&s, "POST", "/operator/accounts/erin/keys", None).await;
+    let key = made["key"].as_str().unwrap().to_string();
+    let plan = |body: Value| body["plan"]["name"].clone();
+    for _ in 0..3 {
+        let (status, body) = s.get("/usage", &key).await;
+        assert_eq!(status, 200);
+        assert_eq!(plan(body), json!("free"));
+    }
+    let (status, _) = operator(
+        &s,
+        "PATCH",
+        "/operator/accounts/erin",
+        Some(json!({"plan": "pro"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // The change reaches the cache through the live query, a moment after the write: within
+    // a second, where a cache that ignored it would answer the old plan for a minute.
+    let changed = Instant::now();
+    loop {
+        let (status, body) = s.get("/usage", &key).await;
+        assert_eq!(status, 200);
+        if plan(body.clone()) == json!("pro") {
+            break;
+        }
+        assert!(
+            changed.elapsed() < Duration::from_secs(1),
+            "the old plan {:?} after the change: {body}",
+            changed.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A key that expires in 2 s works until then, used all along, and not after.
+    let (_, brief) = operator(
+        &s,
+        "POST",
+        "/operator/accounts/erin/keys",
+        Some(json!({"expires_in_s": 2})),
+    )
+    .await;
+    let brief_key = brief["key"].as_str().unwrap().to_string();
+    let expires_at = brief["expires_at"].as_i64().unwrap();
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let mut accepted = 0;
+    loop {
+        let before = now_ms();
+        let (status, _) = s.get("/directory", &brief_key).await;
+        if before > expires_at {
+            assert_eq!(
+                status,
+                401,
+                "accepted {} ms after its expiry",
+                before - expires_at
+            );
+            break;
+        }
+        if now_ms() < expires_at {
+            assert_eq!(status, 200, "refused before its expiry");
+            accepted += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        accepted > 5,
+        "the key worked {accepted} times before expiring"
+    );
+}
+
 /// Revocation on one instance is seen by another (sharing a SurrealDB server) within a second.
 #[tokio::test]
 async fn a_key_revoked_on_one_instance_stops_working_on_another_within_a_second() {

@@ -27,6 +27,10 @@ pub async fn serve(cfg: Config) -> anyhow::Result<()> {
     tokio::spawn(sweeper::run(state.clone()));
     crate::plugins::reload::spawn(state.plugins.clone(), state.cfg.plugins.watch)?;
     crate::jobs::worker::spawn(&state);
+    if state.cfg.jobs.live_queries {
+        let watching = state.clone();
+        tokio::spawn(async move { watching.auth.watch().await });
+    }
     let server = Server::new(acceptor);
     let mut handles = vec![server.handle()];
     if let Some(acceptor) = operator {

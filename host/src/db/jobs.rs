@@ -687,10 +687,10 @@ impl Db {
         ))
     }
 
-    /// A stream that yields whenever a row of `table` (jobs, split parts) is created or
-    /// changes, with the row's `status` and its webhook's `state` as they now are: workers use
-    /// it to wake up,
-    /// and only for changes that may give them work (`jobs/worker.rs`).
+    /// A stream that yields whenever a row of `table` (jobs, split parts, keys, accounts) is
+    /// created, changes or is deleted, with a job's `status` and its webhook's `state` as they
+    /// now are: workers use it to wake up, and only for changes that may give them work
+    /// (`jobs/worker.rs`); authentication to empty its cache (`auth.rs`).
     pub async fn changes(
         &self,
         table: &'static str,
