@@ -7,7 +7,9 @@
 set -euo pipefail
 repo=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
 work=$(mktemp -d "${TMPDIR:-/tmp}/mediaforge-first-run.XXXXXX")
-trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# The server is stopped and waited for before its data goes: removed under a running server,
+# the embedded database aborts it.
+trap 'kill "${pid:-}" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 git clone -q "$repo" "$work/src"
 export CARGO_TARGET_DIR="$work/target"
 cd "$work/src"
