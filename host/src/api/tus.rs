@@ -274,10 +274,22 @@ async fn terminate(req: &mut Request, depot: &mut Depot, res: &mut Response) -> 
 /// The tus routes in the OpenAPI document. Written out here rather than by `#[endpoint]`: the
 /// protocol lives in headers (in and out), bodies are raw bytes, HEAD answers no body, and 460
 /// is not a status the macros know.
+/// A new operation of `tag`, secured by the API key.
+#[inline(never)]
+fn secured(tag: &str) -> salvo::oapi::Operation {
+    let mut op = salvo::oapi::Operation::new();
+    op.tags.push(tag.to_string());
+    op.securities = Some(vec![salvo::oapi::SecurityRequirement::new(
+        "api_key",
+        Vec::<String>::new(),
+    )]);
+    op
+}
+
 pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
     use salvo::oapi::{
         BasicType, Content, Header, Object, Operation, Parameter, ParameterIn, PathItem,
-        PathItemType, RequestBody, Required, Response, SecurityRequirement, ToSchema,
+        PathItemType, RequestBody, Required, Response, ToSchema,
     };
     let error = super::schemas::ErrorBody::to_schema(&mut doc.components);
     let integer = || Object::with_type(BasicType::Integer).minimum(0);
@@ -366,12 +378,8 @@ pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
             "`Upload-Checksum` does not match the request's bytes (they were not kept)",
         ),
     ];
-    let secured = |op: Operation, tag: &str| {
-        op.add_tag(tag)
-            .add_security(SecurityRequirement::new("api_key", Vec::<String>::new()))
-    };
 
-    let post = secured(Operation::new(), "tus")
+    let post = secured("tus")
         .operation_id("tus_create")
         .summary("Create a resumable upload (tus 1.0 creation, creation-with-upload)")
         .add_parameter(resumable())
@@ -408,7 +416,7 @@ pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
         Response::new("`dir_id` names no directory of the account")
             .add_content("application/json", Content::new(error.clone())),
     );
-    let opts = secured(Operation::new(), "tus")
+    let opts = secured("tus")
         .operation_id("tus_options")
         .summary("What the server speaks of tus")
         .add_response(
@@ -440,7 +448,7 @@ pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
         ],
         true,
     );
-    let peek = secured(Operation::new(), "tus")
+    let peek = secured("tus")
         .operation_id("tus_head")
         .summary("Where an upload stands: the offset to resume from")
         .add_parameter(id())
@@ -462,7 +470,7 @@ pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
         &[("404", "No such upload of the account (or it expired)")],
         false,
     );
-    let append = secured(Operation::new(), "tus")
+    let append = secured("tus")
         .operation_id("tus_patch")
         .summary("Append bytes at the server's offset")
         .add_parameter(id())
@@ -496,7 +504,7 @@ pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
         ],
         true,
     );
-    let remove = secured(Operation::new(), "tus")
+    let remove = secured("tus")
         .operation_id("tus_terminate")
         .summary("Terminate an upload: its bytes are dropped")
         .add_parameter(id())
