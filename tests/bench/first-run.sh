@@ -26,6 +26,12 @@ until addr=$(sed -n 's/^mediaforge listening on //p' "$work/serve.log" | head -1
 done
 until curl -sf "$addr/healthz" > /dev/null; do sleep 0.1; done
 ready=$(date +%s)
+# The release build serves its OpenAPI document and stops cleanly on SIGTERM (the tests run the
+# debug build; a miscompiled release once closed this request and aborted at shutdown).
+curl -sf "$addr/openapi.json" | python3 -c 'import json, sys; json.load(sys.stdin)["paths"]["/tus"]' \
+  || { echo "the release server did not serve /openapi.json"; exit 1; }
+kill "$pid"; wait "$pid" || { echo "the release server did not stop cleanly: exit $?"; tail -3 "$work/serve.log"; exit 1; }
+pid=
 echo "first run on $(nproc) cores: build $((built - start)) s, /healthz after $((ready - start)) s" \
   "($((ready - start)) s = $(((ready - start) / 60)) min $(((ready - start) % 60)) s)"
 # The slowest units of the host build, from cargo's own record of it.

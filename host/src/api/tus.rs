@@ -274,7 +274,9 @@ async fn terminate(req: &mut Request, depot: &mut Depot, res: &mut Response) -> 
 /// The tus routes in the OpenAPI document. Written out here rather than by `#[endpoint]`: the
 /// protocol lives in headers (in and out), bodies are raw bytes, HEAD answers no body, and 460
 /// is not a status the macros know.
-/// A new operation of `tag`, secured by the API key.
+/// A new operation of `tag`, secured by the API key. A function, not a closure that took each
+/// operation by value and pushed its tag: the release build miscompiled that chain (the five
+/// operations shared one tag buffer, so serving or dropping the document corrupted the heap).
 #[inline(never)]
 fn secured(tag: &str) -> salvo::oapi::Operation {
     let mut op = salvo::oapi::Operation::new();
