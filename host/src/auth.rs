@@ -179,17 +179,21 @@ impl Authenticator {
     }
 
     fn forget_all(&self) {
-        let mut cache = self.cache.write().expect("lock");
-        self.changes.fetch_add(1, Ordering::SeqCst);
-        cache.clear();
+        self.forget_where(|_| true);
     }
 
     /// Drops the key `key_id` from this instance's cache: revoked here, it stops at once here
     /// (other instances hear of it by their live query, or within their cache's half second).
     pub fn forget(&self, key_id: &str) {
+        self.forget_where(|hit| hit.caller.key_id == key_id);
+    }
+
+    /// Drops the cached look-ups `gone` names, and counts a change: a look-up in flight is then
+    /// not kept.
+    fn forget_where(&self, gone: impl Fn(&Cached) -> bool) {
         let mut cache = self.cache.write().expect("lock");
         self.changes.fetch_add(1, Ordering::SeqCst);
-        cache.retain(|_, hit| hit.caller.key_id != key_id);
+        cache.retain(|_, hit| !gone(hit));
     }
 
     /// The key's caller when it exists, has not expired and its account exists, with the

@@ -7,8 +7,7 @@
 set -euo pipefail
 repo=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel)
 work=$(mktemp -d "${TMPDIR:-/tmp}/mediaforge-first-run.XXXXXX")
-# The server is stopped and waited for before its data goes: removed under a running server,
-# the embedded database aborts it.
+# The server is stopped and waited for before its data directory goes.
 trap 'kill "${pid:-}" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 git clone -q "$repo" "$work/src"
 export CARGO_TARGET_DIR="$work/target"

@@ -271,9 +271,6 @@ async fn terminate(req: &mut Request, depot: &mut Depot, res: &mut Response) -> 
     Ok(())
 }
 
-/// The tus routes in the OpenAPI document. Written out here rather than by `#[endpoint]`: the
-/// protocol lives in headers (in and out), bodies are raw bytes, HEAD answers no body, and 460
-/// is not a status the macros know.
 /// A new operation of `tag`, secured by the API key. A function, not a closure that took each
 /// operation by value and pushed its tag: the release build miscompiled that chain (the five
 /// operations shared one tag buffer, so serving or dropping the document corrupted the heap).
@@ -288,6 +285,9 @@ fn secured(tag: &str) -> salvo::oapi::Operation {
     op
 }
 
+/// The tus routes in the OpenAPI document. Written out here rather than by `#[endpoint]`: the
+/// protocol lives in headers (in and out), bodies are raw bytes, HEAD answers no body, and 460
+/// is not a status the macros know.
 pub fn document(mut doc: salvo::oapi::OpenApi) -> salvo::oapi::OpenApi {
     use salvo::oapi::{
         BasicType, Content, Header, Object, Operation, Parameter, ParameterIn, PathItem,
