@@ -4,6 +4,7 @@
 //! A leader that goes away without landing (its client hung up) lets its waiters try again.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -24,6 +25,9 @@ type Runs = Arc<Mutex<HashMap<String, watch::Receiver<Option<Landing>>>>>;
 #[derive(Default)]
 pub struct Flights {
     runs: Runs,
+    /// Runs landed `Done` so far (any key), counted before their key is released: a request
+    /// that missed the cache and then leads looks again only if one landed in between.
+    landed: Arc<AtomicU64>,
 }
 
 pub enum Join {
@@ -36,6 +40,7 @@ pub struct Flight {
     key: String,
     tx: watch::Sender<Option<Landing>>,
     runs: Runs,
+    landed: Arc<AtomicU64>,
     released: bool,
 }
 
@@ -52,13 +57,22 @@ impl Flights {
             key: key.to_string(),
             tx,
             runs: self.runs.clone(),
+            landed: self.landed.clone(),
             released: false,
         })
+    }
+
+    /// How many runs have landed `Done` (see `landed`).
+    pub fn landed(&self) -> u64 {
+        self.landed.load(Ordering::SeqCst)
     }
 }
 
 impl Flight {
     pub fn land(mut self, landing: Landing) {
+        if matches!(landing, Landing::Done) {
+            self.landed.fetch_add(1, Ordering::SeqCst);
+        }
         // Released first: whoever asks next finds the saved entry, not this run.
         self.release();
         let _ = self.tx.send(Some(landing));

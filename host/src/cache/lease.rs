@@ -3,6 +3,8 @@
 //! with a lease (`jobs.lease_s`) it renews while ffmpeg runs. An instance that finds the record held waits
 //! (polling) until it goes (look the entry up), shows a failure (report it), or its lease lapses
 //! (the holder died: take the lead).
+//! Where this process is the database's only writer (embedded) there is no other instance:
+//! the lead in `flights.rs` is the whole of it, and no record is written (two queries a run).
 
 use std::time::Duration;
 
@@ -25,7 +27,10 @@ pub enum Claim {
 
 /// This instance's hold on a key's run. Dropped without `end` (the request went away), it
 /// gives the key up at once rather than after the lease lapses.
-pub struct Lease {
+pub struct Lease(Option<Held>);
+
+/// The lease's record in the database (none on an embedded store).
+struct Held {
     db: Db,
     key: String,
     holder: String,
@@ -35,6 +40,9 @@ pub struct Lease {
 
 /// Leads `key`'s run across instances, or waits for the instance that leads it.
 pub async fn claim(state: &AppState, key: &str) -> AppResult<Claim> {
+    if state.db.sole_writer() {
+        return Ok(Claim::Led(Lease(None)));
+    }
     // As a job's: a holder that stops renewing for `jobs.lease_s` is taken to have died.
     let lease_ms = (state.cfg.jobs.lease_s.max(1) * 1000) as i64;
     let holder = names::random_id(16);
@@ -75,13 +83,13 @@ pub async fn claim(state: &AppState, key: &str) -> AppResult<Claim> {
                     }
                 }
             });
-            return Ok(Claim::Led(Lease {
+            return Ok(Claim::Led(Lease(Some(Held {
                 db: state.db.clone(),
                 key: key.to_string(),
                 holder,
                 renew,
                 ended: false,
-            }));
+            }))));
         }
         waited = true;
         tokio::time::sleep(POLL).await;
@@ -91,17 +99,20 @@ pub async fn claim(state: &AppState, key: &str) -> AppResult<Claim> {
 impl Lease {
     /// Ends the run: `None` when its outputs are saved, or the failure every waiter reports.
     pub async fn end(mut self, failed: Option<&AppError>) {
-        self.ended = true;
-        self.renew.abort();
+        let Some(held) = self.0.as_mut() else {
+            return;
+        };
+        held.ended = true;
+        held.renew.abort();
         let failure = failed.map(|e| FlightFailure {
             status: e.status().as_u16(),
             message: e.to_string(),
             details: e.details().map(str::to_string),
         });
         let until = clock::now_ms() + FAILURE_MS;
-        if let Err(e) = self
+        if let Err(e) = held
             .db
-            .end_cache_flight(&self.key, &self.holder, failure.as_ref(), until)
+            .end_cache_flight(&held.key, &held.holder, failure.as_ref(), until)
             .await
         {
             tracing::warn!("ending a cache flight: {e}");
@@ -109,7 +120,7 @@ impl Lease {
     }
 }
 
-impl Drop for Lease {
+impl Drop for Held {
     fn drop(&mut self) {
         self.renew.abort();
         if !self.ended {

@@ -14,6 +14,10 @@
 pub mod flights;
 pub mod lease;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -41,13 +45,21 @@ pub struct Cache {
     /// change, so it is read per key), what besides the task decides the outputs.
     ffmpeg_version: String,
     pub flights: flights::Flights,
+    /// Whether an eviction pass is scheduled, and when the last one started.
+    eviction: (AtomicBool, Mutex<Option<Instant>>),
 }
+
+/// Least time between two eviction passes: a queue of distinct tasks saves an entry every few
+/// tens of milliseconds, and each pass asks the database at least twice (issue #34: the queue
+/// at saturation). The cache may pass `cache.max_gb` by the entries saved within it.
+const EVICT_EVERY: Duration = Duration::from_millis(250);
 
 impl Cache {
     pub fn new(ffmpeg_version: &str) -> Cache {
         Cache {
             ffmpeg_version: ffmpeg_version.to_string(),
             flights: Default::default(),
+            eviction: Default::default(),
         }
     }
 
@@ -149,6 +161,28 @@ async fn remove_objects(state: &AppState, outputs: &[CachedOutput]) {
             tracing::warn!(object = o.object_id, "removing a cache object: {e:#}");
         }
     }
+}
+
+/// Brings the cache back within its bounds soon, without making the caller wait: one pass
+/// (`evict`) at most every `EVICT_EVERY`, which sees every entry saved before it starts.
+pub fn evict_soon(state: &Arc<AppState>) {
+    if state.cache.eviction.0.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let state = state.clone();
+    tokio::spawn(async move {
+        let (scheduled, last) = &state.cache.eviction;
+        let previous = *last.lock().expect("eviction lock");
+        if let Some(previous) = previous {
+            tokio::time::sleep_until((previous + EVICT_EVERY).into()).await;
+        }
+        *last.lock().expect("eviction lock") = Some(Instant::now());
+        // Cleared before the pass: an entry saved during it schedules the next.
+        scheduled.store(false, Ordering::SeqCst);
+        if let Err(e) = evict(&state).await {
+            tracing::warn!("cache eviction failed: {e:#}");
+        }
+    });
 }
 
 /// Drops entries older than `cache.ttl_s`, then the least recently used until the cache holds

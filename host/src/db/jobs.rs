@@ -246,6 +246,17 @@ pub struct ListQuery<'a> {
 
 const JOB_FIELDS: &str = "* OMIT id";
 
+/// What a claim chooses by (`Db::claim_view`).
+#[derive(Debug, Default)]
+pub struct ClaimView {
+    /// Accounts with pending jobs, each with the creation time of its oldest.
+    pub pending: Vec<(String, i64)>,
+    /// Jobs (and split segments) processing, by account, on every instance.
+    pub running: HashMap<String, u64>,
+    /// When each pending account last had a job claimed (absent: never).
+    pub turns: HashMap<String, i64>,
+}
+
 impl Db {
     /// Creates the job, or, when it carries an idempotency key that an earlier job of the
     /// window (since `since`) holds, returns that job instead. The key's record
@@ -371,6 +382,62 @@ impl Db {
             Ok(rows.into_iter().next())
         })
         .await
+    }
+
+    /// What a claim chooses by, in one query: the accounts with pending jobs (each with the
+    /// creation time of its oldest), the jobs processing by account (with the split segments
+    /// being encoded when `with_parts`), and each pending account's last turn. Nothing but the
+    /// first when no job waits (an idle worker's look).
+    pub async fn claim_view(&self, with_parts: bool) -> DbResult<ClaimView> {
+        #[derive(Deserialize)]
+        struct Oldest {
+            account: String,
+            oldest: i64,
+        }
+        #[derive(Deserialize)]
+        struct Count {
+            account: String,
+            n: u64,
+        }
+        #[derive(Deserialize)]
+        struct Turn {
+            account: String,
+            at: i64,
+        }
+        #[derive(Deserialize)]
+        struct Row {
+            pending: Vec<Oldest>,
+            running: Vec<Count>,
+            parts: Vec<Count>,
+            turns: Vec<Turn>,
+        }
+        let row: Option<Row> = self
+            .first(
+                "LET $pending = (SELECT account, math::min(created_at) AS oldest FROM job WHERE status = 'pending' GROUP BY account);
+                 LET $some = array::len($pending) > 0;
+                 SELECT * FROM [{
+                     pending: $pending,
+                     running: IF $some { (SELECT account, count() AS n FROM job WHERE status = 'processing' GROUP BY account) } ELSE { [] },
+                     parts: IF $some AND $parts { (SELECT account, count() AS n FROM part WHERE status = 'processing' GROUP BY account) } ELSE { [] },
+                     turns: IF $some { (SELECT account, at FROM turn WHERE account IN $pending.account) } ELSE { [] }
+                 }];",
+                json!({ "parts": with_parts }),
+            )
+            .await?;
+        let row = row.ok_or_else(|| DbError::Other("claim view: no answer".into()))?;
+        let mut running = HashMap::new();
+        for c in row.running.into_iter().chain(row.parts) {
+            *running.entry(c.account).or_insert(0) += c.n;
+        }
+        Ok(ClaimView {
+            pending: row
+                .pending
+                .into_iter()
+                .map(|p| (p.account, p.oldest))
+                .collect(),
+            running,
+            turns: row.turns.into_iter().map(|t| (t.account, t.at)).collect(),
+        })
     }
 
     /// Accounts with pending jobs, each with the creation time of its oldest.

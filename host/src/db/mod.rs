@@ -34,8 +34,8 @@ pub use tus::{TusAdvance, TusLock, TusPart, TusTail, TusUpload};
 pub use uploads::UploadRefusal;
 
 pub use jobs::{
-    DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput, QueuedRun,
-    StoredOutput, Webhook,
+    ClaimView, DeliveryState, Job, JobEnd, JobStatus, ListQuery, Priority, Progress, QueuedInput,
+    QueuedRun, StoredOutput, Webhook,
 };
 
 use std::future::IntoFuture;
@@ -162,7 +162,13 @@ pub struct Db {
     listings: Option<std::sync::Arc<listings::Listings>>,
     /// The pending queue for job views, on the same terms (`queue.rs`).
     queue: Option<std::sync::Arc<queue::Queue>>,
+    /// Throughput figures (estimates), on the same terms: read on every submission and before
+    /// every run's own is folded in.
+    throughputs: Option<Kept<Throughput>>,
 }
+
+/// Records kept in memory by key, where this process is the only writer.
+type Kept<T> = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, T>>>;
 
 /// Most directories kept in memory per instance (a few hundred bytes each).
 const DIRECTORY_CACHE_MAX: usize = 100_000;
@@ -250,6 +256,7 @@ impl Db {
             directories: Default::default(),
             listings: embedded.then(Default::default),
             queue: embedded.then(Default::default),
+            throughputs: embedded.then(Default::default),
         };
         // A server that has just started may answer its first (schema) queries slowly: wait for
         // it like for the connection.
@@ -359,6 +366,14 @@ impl Db {
 
     async fn first<T: DeserializeOwned>(&self, sql: &str, vars: Value) -> DbResult<Option<T>> {
         Ok(self.rows(sql, vars).await?.into_iter().next())
+    }
+
+    /// Whether this process is the store's only writer (embedded: surrealkv locks its directory
+    /// to one process, `mem://` is the process's own). What only this process writes may then be
+    /// kept in memory, and what coordinates instances through the database has no one to
+    /// coordinate with.
+    pub fn sole_writer(&self) -> bool {
+        self.queue.is_some()
     }
 
     // ---- settings -------------------------------------------------------------------------
@@ -754,11 +769,22 @@ impl Db {
     // ---- throughput (estimates) ------------------------------------------------------------
 
     pub async fn throughput(&self, kind: &str) -> DbResult<Option<Throughput>> {
-        self.first(
-            "SELECT runs, speed, out_bytes_per_s FROM type::record('throughput', $k)",
-            json!({ "k": kind }),
-        )
-        .await
+        let kept = |t: &Kept<Throughput>| t.lock().expect("throughputs lock").get(kind).cloned();
+        if let Some(found) = self.throughputs.as_ref().and_then(kept) {
+            return Ok(Some(found));
+        }
+        let read: Option<Throughput> = self
+            .first(
+                "SELECT runs, speed, out_bytes_per_s FROM type::record('throughput', $k)",
+                json!({ "k": kind }),
+            )
+            .await?;
+        if let (Some(t), Some(read)) = (&self.throughputs, &read) {
+            // Not over a figure recorded while this read ran.
+            let mut map = t.lock().expect("throughputs lock");
+            map.entry(kind.to_string()).or_insert_with(|| read.clone());
+        }
+        Ok(read)
     }
 
     /// Folds one run into its kind's figures: a moving average that follows the machine as it
@@ -781,7 +807,13 @@ impl Db {
             "UPSERT type::record('throughput', $k) CONTENT $t RETURN NONE",
             json!({ "k": kind, "t": next }),
         )
-        .await
+        .await?;
+        if let Some(t) = &self.throughputs {
+            t.lock()
+                .expect("throughputs lock")
+                .insert(kind.to_string(), next);
+        }
+        Ok(())
     }
 
     /// Bytes of the visible files in the account's live directories.

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::app::AppState;
 use crate::config::Scheduling;
-use crate::db::Job;
+use crate::db::{ClaimView, Job};
 use crate::error::AppResult;
 
 /// Claims the next job for this worker, or `None` when no account may run one now.
@@ -21,13 +21,15 @@ pub async fn claim(
     now: i64,
     lease_ms: i64,
 ) -> AppResult<Option<Job>> {
-    let pending = state.db.pending_accounts().await?;
+    let ClaimView {
+        pending,
+        running,
+        turns: last,
+    } = state.db.claim_view(state.cfg.split.enabled).await?;
     if pending.is_empty() {
         return Ok(None);
     }
-    let running = state.db.running_by_account(state.cfg.split.enabled).await?;
     let accounts: Vec<String> = pending.iter().map(|(a, _)| a.clone()).collect();
-    let last = state.db.last_turns(&accounts).await?;
     let mut limits = HashMap::new();
     for account in &accounts {
         limits.insert(account.clone(), max_running(state, account).await?);

@@ -59,13 +59,17 @@ where
     Fut: Future<Output = AppResult<Completed>>,
 {
     loop {
+        let landed = state.cache.flights.landed();
         if let Some(done) = hit(state, resolved, dir, key, shown).await? {
             return Ok(done);
         }
         match state.cache.flights.join(key) {
             Join::Lead(flight) => {
-                // A run that landed between the look-up and the join saved its entry.
-                if let Some(done) = hit(state, resolved, dir, key, shown).await? {
+                // A run that landed between the look-up and the join saved its entry: look
+                // again if one did here, or (another instance's) may have.
+                let again = state.cache.flights.landed() != landed || !state.db.sole_writer();
+                if again && let Some(done) = hit(state, resolved, dir, key, shown).await? {
+                    flight.land(Landing::Done);
                     return Ok(done);
                 }
                 let lease = match lease::claim(state, key).await? {
@@ -108,17 +112,10 @@ where
 }
 
 /// Saves the run's outputs as the key's entry, then (without making the request wait) brings
-/// the cache back within `cache.max_gb`. Not being cached fails nothing.
+/// the cache back within `cache.max_gb` (`cache::evict_soon`). Not being cached fails nothing.
 async fn save(state: &Arc<AppState>, key: &str, account: &str, outputs: &[StoredOutput]) {
     match cache::save(state, key, account, outputs).await {
-        Ok(()) => {
-            let state = state.clone();
-            tokio::spawn(async move {
-                if let Err(e) = cache::evict(&state).await {
-                    tracing::warn!("cache eviction failed: {e:#}");
-                }
-            });
-        }
+        Ok(()) => cache::evict_soon(state),
         Err(e) => tracing::warn!("result not cached: {e:#}"),
     }
 }
