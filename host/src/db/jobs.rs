@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::kept::Touched;
 use super::{Db, DbError, DbResult};
 use crate::task::Task;
 use crate::usage::{Charge, Estimate, Usage};
@@ -264,17 +265,18 @@ impl Db {
     /// with one key exactly one commits; the others' transactions conflict, are run again,
     /// and then find the winner's job.
     pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
+        let (job, touched) = (job.clone(), Touched::One(job.job_id.clone()));
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(async {
+        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
             if job.idem.is_none() {
-                self.exec(
+                db.exec(
                     "CREATE type::record('job', $j.job_id) CONTENT $j",
                     json!({ "j": job }),
                 )
                 .await?;
-                return Ok(job.clone());
+                return Ok(job);
             }
-            let rows: Vec<Job> = self
+            let rows: Vec<Job> = db
                 .rows_at(
                     &format!(
                         "BEGIN TRANSACTION;
@@ -293,16 +295,43 @@ impl Db {
             rows.into_iter()
                 .next()
                 .ok_or_else(|| DbError::Other("idempotent job vanished".into()))
-        })
+        }, |_| touched))
         .await
     }
 
+    /// A job as it stands; where this process is the only writer, from memory until it changes
+    /// (a job view polled every 50 ms costs no query between its changes).
     pub async fn job(&self, job_id: &str) -> DbResult<Option<Job>> {
-        self.first(
-            &format!("SELECT {JOB_FIELDS} FROM type::record('job', $id)"),
-            json!({ "id": job_id }),
-        )
-        .await
+        let ticket = match self.jobs.as_ref().map(|k| k.get(job_id)) {
+            Some(Ok(job)) => return Ok(Some(Job::clone(&job))),
+            Some(Err(ticket)) => Some(ticket),
+            None => None,
+        };
+        let job: Option<Job> = self
+            .first(
+                &format!("SELECT {JOB_FIELDS} FROM type::record('job', $id)"),
+                json!({ "id": job_id }),
+            )
+            .await?;
+        if let (Some(kept), Some(ticket), Some(job)) = (&self.jobs, ticket, &job) {
+            kept.fill(ticket, job_id, &std::sync::Arc::new(job.clone()));
+        }
+        Ok(job)
+    }
+
+    /// Forgets the kept copy of a job a live query saw change: whoever that change wakes reads
+    /// it afresh (the write's own forgetting may come a moment after the notification).
+    pub fn forget_job(&self, job_id: &str) {
+        if let Some(kept) = &self.jobs {
+            kept.changed(&Touched::One(job_id.to_string()));
+        }
+    }
+
+    /// `forget_job` for a change whose job could not be read.
+    pub fn forget_jobs(&self) {
+        if let Some(kept) = &self.jobs {
+            kept.changed(&Touched::All);
+        }
     }
 
     /// A job the same account submitted with the same idempotency key since `since`.
@@ -356,10 +385,11 @@ impl Db {
         now: i64,
         lease_ms: i64,
     ) -> DbResult<Option<Job>> {
+        let (account, token) = (account.to_string(), token.to_string());
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(async {
+        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
             // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
-            let rows: Vec<Job> = self
+            let rows: Vec<Job> = db
                 .rows_at(
                     "BEGIN TRANSACTION;
                      LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
@@ -380,7 +410,7 @@ impl Db {
                 )
                 .await?;
             Ok(rows.into_iter().next())
-        })
+        }, touched_job))
         .await
     }
 
@@ -555,11 +585,19 @@ impl Db {
         until: i64,
         progress: Option<&Progress>,
     ) -> DbResult<bool> {
+        let vars = json!({ "id": job_id, "t": token, "until": until, "p": progress });
         let row: Option<Value> = self
-            .first(
-                "UPDATE type::record('job', $id) SET lease_until = $until, progress = $p
-                 WHERE status = 'processing' AND lease_token = $t RETURN job_id",
-                json!({ "id": job_id, "t": token, "until": until, "p": progress }),
+            .write_kept(
+                self.jobs.clone(),
+                |db| async move {
+                    db.first(
+                        "UPDATE type::record('job', $id) SET lease_until = $until, progress = $p
+                         WHERE status = 'processing' AND lease_token = $t RETURN job_id",
+                        vars,
+                    )
+                    .await
+                },
+                one(job_id),
             )
             .await?;
         Ok(row.is_some())
@@ -568,8 +606,8 @@ impl Db {
     /// Gives back jobs whose worker stopped renewing; fails those that keep killing workers.
     pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(async {
-            self.exec(
+        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
+            db.exec(
                 "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
                     updated_at = $now, lease_token = NONE,
                     webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
@@ -580,7 +618,7 @@ impl Db {
                 json!({ "now": now, "max": max_attempts }),
             )
             .await
-        })
+        }, |_| Touched::All))
         .await
     }
 
@@ -633,7 +671,7 @@ impl Db {
         // Statements: 0 BEGIN, 1 LET, 2 IF, 3 DELETE (the run's quota hold, which the charge
         // replaces), 4 SELECT (whether this worker finished it), 5 COMMIT.
         let rows: Vec<Value> = self
-            .rows_at(
+            .write_kept(self.jobs.clone(), |db| async move { db.rows_at(
                 concat!(
                     "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('job', $id)
@@ -653,6 +691,7 @@ impl Db {
                 vars,
                 4,
             )
+            .await }, one(job_id))
             .await?;
         Ok(!rows.is_empty())
     }
@@ -660,32 +699,35 @@ impl Db {
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
     pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(async {
-            let row: Option<Value> = self
+        let vars = json!({ "id": job_id, "now": now });
+        self.changing_queue(self.write_kept(self.jobs.clone(), |db| async move {
+            let row: Option<Value> = db
                 .first(
                     "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
                      WHERE status = 'pending' RETURN job_id",
-                    json!({ "id": job_id, "now": now }),
+                    vars,
                 )
                 .await?;
             Ok(row.is_some())
-        })
+        }, one(job_id)))
         .await
     }
 
     /// Claims the next due webhook delivery.
     pub async fn claim_delivery(&self, now: i64, lease_ms: i64) -> DbResult<Option<Job>> {
         for _ in 0..5 {
+            let vars = json!({ "now": now, "until": now + lease_ms });
             let claimed = self
-                .first(
+                .write_kept(self.jobs.clone(), |db| async move { db.first(
                     &format!(
                         "UPDATE (SELECT id, webhook.next_at AS next_at FROM job WHERE webhook.state = 'pending' AND webhook.next_at <= $now
                                  ORDER BY next_at ASC LIMIT 1)
                          SET webhook.state = 'delivering', webhook.lease_until = $until
                          WHERE webhook.state = 'pending' RETURN AFTER"
                     ),
-                    json!({ "now": now, "until": now + lease_ms }),
+                    vars,
                 )
+                .await }, touched_job)
                 .await;
             match claimed {
                 Err(DbError::Other(e)) if e.contains("conflict") => continue,
@@ -696,9 +738,17 @@ impl Db {
     }
 
     pub async fn record_delivery(&self, job_id: &str, webhook: &Webhook) -> DbResult<()> {
-        self.exec(
-            "UPDATE type::record('job', $id) SET webhook = $w WHERE webhook.state = 'delivering'",
-            json!({ "id": job_id, "w": webhook }),
+        let vars = json!({ "id": job_id, "w": webhook });
+        self.write_kept(
+            self.jobs.clone(),
+            |db| async move {
+                db.exec(
+                    "UPDATE type::record('job', $id) SET webhook = $w WHERE webhook.state = 'delivering'",
+                    vars,
+                )
+                .await
+            },
+            one(job_id),
         )
         .await
     }
@@ -721,9 +771,16 @@ impl Db {
 
     /// Deliveries whose deliverer died go back to pending.
     pub async fn requeue_deliveries(&self, now: i64) -> DbResult<()> {
-        self.exec(
-            "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",
-            json!({ "now": now }),
+        self.write_kept(
+            self.jobs.clone(),
+            move |db| async move {
+                db.exec(
+                    "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",
+                    json!({ "now": now }),
+                )
+                .await
+            },
+            |_| Touched::All,
         )
         .await
     }
@@ -786,4 +843,19 @@ pub struct Change {
     pub id: Option<String>,
     pub status: Option<String>,
     pub webhook: Option<String>,
+}
+
+/// A write to one job, for `Db::write_kept`.
+fn one<T>(job_id: &str) -> impl FnOnce(&DbResult<T>) -> Touched + Send + 'static {
+    let touched = Touched::One(job_id.to_string());
+    move |_| touched
+}
+
+/// A write that picked its job: the one it answers, none, or (failed, unknown) any.
+fn touched_job(outcome: &DbResult<Option<Job>>) -> Touched {
+    match outcome {
+        Ok(Some(job)) => Touched::One(job.job_id.clone()),
+        Ok(None) => Touched::Nothing,
+        Err(_) => Touched::All,
+    }
 }

@@ -20,7 +20,7 @@ pub mod backup;
 mod cache;
 mod credentials;
 mod jobs;
-mod listings;
+mod kept;
 mod parts;
 mod queue;
 mod schema;
@@ -159,7 +159,9 @@ pub struct Db {
     directories: std::sync::Arc<std::sync::RwLock<std::collections::HashMap<String, Directory>>>,
     /// File listings, when this process is the store's only writer (embedded); `None` on a
     /// server, where other instances write too.
-    listings: Option<std::sync::Arc<listings::Listings>>,
+    listings: Option<std::sync::Arc<kept::Kept<Vec<FileListing>>>>,
+    /// Job views, on the same terms (`kept.rs`).
+    jobs: Option<std::sync::Arc<kept::Kept<Job>>>,
     /// The pending queue for job views, on the same terms (`queue.rs`).
     queue: Option<std::sync::Arc<queue::Queue>>,
     /// Throughput figures (estimates), on the same terms: read on every submission and before
@@ -169,6 +171,9 @@ pub struct Db {
 
 /// Records kept in memory by key, where this process is the only writer.
 type Kept<T> = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, T>>>;
+
+/// Files a directory's listing may hold to be kept in memory.
+const MAX_LISTED_FILES: usize = 1_000;
 
 /// Most directories kept in memory per instance (a few hundred bytes each).
 const DIRECTORY_CACHE_MAX: usize = 100_000;
@@ -255,6 +260,7 @@ impl Db {
             query_timeout: std::time::Duration::from_secs(cfg.query_timeout_s),
             directories: Default::default(),
             listings: embedded.then(Default::default),
+            jobs: embedded.then(Default::default),
             queue: embedded.then(Default::default),
             throughputs: embedded.then(Default::default),
         };
@@ -572,31 +578,50 @@ impl Db {
             json!({ "d": dir_id }),
         )
         .await?);
-        if let (Some(listings), Some(ticket)) = (&self.listings, ticket) {
+        if let (Some(listings), Some(ticket)) = (&self.listings, ticket)
+            && files.len() <= MAX_LISTED_FILES
+        {
             listings.fill(ticket, dir_id, &files);
         }
         Ok(files)
     }
 
-    /// Runs a write to the files of `dir_id`, then drops the directory's kept listing. The
-    /// write runs as its own task, so a caller that goes away (a client hanging up) cannot
-    /// leave a write that commits after the listing was dropped.
+    /// Runs a write to the files of `dir_id`, then drops the directory's kept listing.
     async fn write_files<T, F>(&self, dir_id: &str, write: impl FnOnce(Db) -> F) -> DbResult<T>
     where
         T: Send + 'static,
         F: std::future::Future<Output = DbResult<T>> + Send + 'static,
     {
-        let Some(listings) = self.listings.clone() else {
+        let dir = kept::Touched::One(dir_id.to_string());
+        self.write_kept(self.listings.clone(), write, move |_| dir)
+            .await
+    }
+
+    /// Runs a write, then forgets what it `touched` (read from its outcome) of `kept`. The
+    /// write runs as its own task, so a caller that goes away (a client hanging up) cannot
+    /// leave a write that commits after the record was forgotten.
+    async fn write_kept<V, T, F>(
+        &self,
+        kept: Option<std::sync::Arc<kept::Kept<V>>>,
+        write: impl FnOnce(Db) -> F,
+        touched: impl FnOnce(&DbResult<T>) -> kept::Touched + Send + 'static,
+    ) -> DbResult<T>
+    where
+        V: Send + Sync + 'static,
+        T: Send + 'static,
+        F: std::future::Future<Output = DbResult<T>> + Send + 'static,
+    {
+        let Some(kept) = kept else {
             return write(self.clone()).await;
         };
-        let (dir, write) = (dir_id.to_string(), write(self.clone()));
+        let write = write(self.clone());
         tokio::spawn(async move {
             let outcome = write.await;
-            listings.changed(&dir);
+            kept.changed(&touched(&outcome));
             outcome
         })
         .await
-        .map_err(|e| DbError::Other(format!("write to directory {dir_id} stopped: {e}")))?
+        .map_err(|e| DbError::Other(format!("a write stopped: {e}")))?
     }
 
     /// Records bytes found stored for a record (a new import's, or an upload adopted after a

@@ -1,5 +1,5 @@
 //! The pending queue kept in memory for job views, when this process is the database's only
-//! writer (embedded, as `listings.rs`): a job view's place in the queue then costs no query
+//! writer (embedded, as `kept.rs`): a job view's place in the queue then costs no query
 //! while the queue has not changed. Every write that changes which jobs wait, or an
 //! account's last turn, moves `changes` on (`db/jobs.rs`), and a kept snapshot is used only
 //! for the count it was read at: a view is never staler than the last write.
