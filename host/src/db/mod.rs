@@ -151,7 +151,12 @@ pub struct Room<'a> {
 
 #[derive(Clone)]
 pub struct Db {
-    inner: Surreal<Any>,
+    /// Shared, never cloned: a clone of a `Surreal` handle is a new session, which the client
+    /// sets up again on a server (attach, sign in, namespace) and a server verifies the
+    /// password of (Argon2). Cloned with every `Db`, every write that ran as its own task,
+    /// every quota hold and every lease paid that: a server at full CPU signing in, a job's
+    /// output taking a second to record (tests/api/scaleout.rs, issue #34).
+    inner: std::sync::Arc<Surreal<Any>>,
     query_timeout: std::time::Duration,
     /// Directories never change once made and are removed only after they expire, so every
     /// instance may keep copies (checking `expires_at` on each read): the hottest look-up of
@@ -256,7 +261,7 @@ impl Db {
             .iter()
             .any(|scheme| cfg.url.starts_with(scheme));
         let db = Db {
-            inner,
+            inner: std::sync::Arc::new(inner),
             query_timeout: std::time::Duration::from_secs(cfg.query_timeout_s),
             directories: Default::default(),
             listings: embedded.then(Default::default),
@@ -332,6 +337,7 @@ impl Db {
                         && text.contains("can be retried") =>
                 {
                     attempt += 1;
+                    crate::metrics::count(crate::metrics::DB_RETRIES);
                     let jitter = rand::random::<u64>() % 5;
                     tokio::time::sleep(std::time::Duration::from_millis(attempt * 2 + jitter))
                         .await;
