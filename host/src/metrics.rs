@@ -110,6 +110,7 @@ pub const CACHE_MISSES: &str = "mediaforge_cache_misses_total";
 pub const FFMPEG_RUNS: &str = "mediaforge_ffmpeg_runs_total";
 pub const SPLIT_RUNS: &str = "mediaforge_split_runs_total";
 pub const SPLIT_PARTS: &str = "mediaforge_split_parts_total";
+pub const DB_RETRIES: &str = "mediaforge_db_retries_total";
 
 /// The plain counters, with their help lines.
 const COUNTERS: &[(&str, &str)] = &[
@@ -126,6 +127,10 @@ const COUNTERS: &[(&str, &str)] = &[
     (
         SPLIT_PARTS,
         "Segments of split encodes this instance started encoding (retries included).",
+    ),
+    (
+        DB_RETRIES,
+        "Database transactions run again after losing a write conflict (each waits a few ms).",
     ),
 ];
 

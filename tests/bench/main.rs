@@ -589,15 +589,15 @@ async fn processing() {
             },
         );
         if name == "thumbnail" {
-            breakdown(&timings, over);
+            breakdown("thumbnail server stages", &timings, over);
         }
     }
     let _ = std::fs::remove_dir_all(out_dir);
 }
 
-/// Where the thumbnail's time went, from the server's `Server-Timing` headers (medians per
-/// stage, ms): the stages before ffmpeg, ffmpeg in its sandbox, and the stages after it.
-fn breakdown(headers: &[String], over: f64) {
+/// Where a thumbnail's time went, from the server's `Server-Timing` headers or a job's `timing`
+/// (medians per stage, ms): the stages before ffmpeg, ffmpeg in its sandbox, and those after.
+fn breakdown(what: &str, headers: &[String], over: f64) {
     let mut stages: Vec<(String, Vec<f64>)> = Vec::new();
     for header in headers {
         for part in header.split(", ") {
@@ -616,7 +616,7 @@ fn breakdown(headers: &[String], over: f64) {
         .map(|(n, v)| format!("{n} {:.1}", median(v)))
         .collect();
     println!(
-        "  thumbnail server stages (median ms; +{:.0} ms over ffmpeg by hand end to end): {}",
+        "  {what} (median ms; +{:.0} ms over ffmpeg by hand end to end): {}",
         over * 1000.0,
         shown.join(", ")
     );
@@ -684,8 +684,10 @@ async fn async_jobs() {
         .map(|n| n.get())
         .unwrap_or(2)
         .to_string();
+    // Each job's stages are in its `job finished` line (no request lines: they cost time).
     let s = Server::start_with(Options::env(&[
-        ("MEDIAFORGE_LOG", "warn"),
+        ("MEDIAFORGE_LOG", "warn,mediaforge::jobs::worker=info"),
+        ("MEDIAFORGE_LOG_FORMAT", "json"),
         ("MEDIAFORGE__JOBS__WORKERS", workers.as_str()),
         ("MEDIAFORGE__JOBS__MAX_WATCHERS_PER_ACCOUNT", "100"),
     ]))
@@ -695,6 +697,7 @@ async fn async_jobs() {
     let short = m.short().to_string_lossy().into_owned();
     let out_dir = temp_dir("bench-jobs");
     let mut round = 0;
+    let (mut direct_all, mut api_all) = (Vec::new(), Vec::new());
     for (mode, polling) in [("events", false), ("polling 50 ms", true)] {
         let (mut direct, mut api) = (Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
@@ -768,6 +771,8 @@ async fn async_jobs() {
                 .fold((f64::MAX, 0f64), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
             format!("{lo:.2}-{hi:.2}")
         };
+        direct_all.extend(&direct);
+        api_all.extend(&api);
         let (d, a) = (median(direct.clone()), median(api.clone()));
         line(
             &format!("{N} async thumbnails ({mode})"),
@@ -781,6 +786,20 @@ async fn async_jobs() {
             },
         );
     }
+    // Per job on its worker: what the service adds to each run, against xargs' runs.
+    let timings: Vec<String> = s
+        .log()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|l| l["fields"]["timing"].as_str().map(str::to_string))
+        .collect();
+    let per_job =
+        (median(api_all) - median(direct_all)) * workers.parse::<f64>().unwrap_or(2.0) / N as f64;
+    breakdown(
+        "job stages on their worker, all rounds (claim and finish outside them)",
+        &timings,
+        per_job,
+    );
     let _ = std::fs::remove_dir_all(out_dir);
 }
 

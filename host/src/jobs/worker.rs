@@ -219,12 +219,16 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
     tracing::info!(job_id = job.job_id, attempt = job.attempts, "job started");
     let (progress_tx, progress_rx) = watch::channel(0u64);
     let hold_id = metering::job_hold_id(&job.job_id, token);
-    let work = pipeline::split::ON_WORKER.scope((), execute(state, &job, &hold_id, progress_tx));
+    let started = std::time::Instant::now();
+    // The pipeline's stages, as a request's `Server-Timing` shows them, for the log line below.
+    let work = crate::timing::measured(
+        pipeline::split::ON_WORKER.scope((), execute(state, &job, &hold_id, progress_tx)),
+    );
     let keep = keep_lease(state.clone(), &job, token, progress_rx);
     // Dropping `work` when the lease is lost kills its ffmpeg process group.
-    let ended = tokio::select! {
-        r = work => Ended::Done(r),
-        () = keep => Ended::LeaseLost,
+    let (ended, stages) = tokio::select! {
+        (r, stages) = work => (Ended::Done(r), stages),
+        () = keep => (Ended::LeaseLost, Vec::new()),
     };
     let now = clock::now_ms();
     let mut kept_hold = None;
@@ -282,7 +286,8 @@ async fn run(state: &Arc<AppState>, job: Job, token: &str) {
     match finished {
         Ok(true) => {
             kept_hold.map(metering::Hold::ended);
-            tracing::info!(job_id = job.job_id, "job finished")
+            let timing = crate::timing::header(&stages, started.elapsed());
+            tracing::info!(job_id = job.job_id, timing, "job finished")
         }
         Ok(false) => tracing::warn!(job_id = job.job_id, "job was taken over before it finished"),
         Err(e) => tracing::error!(job_id = job.job_id, "cannot finish job: {e}"),
