@@ -267,7 +267,7 @@ impl Db {
     pub async fn create_job(&self, job: &Job, since: i64) -> DbResult<Job> {
         let (job, touched) = (job.clone(), Touched::One(job.job_id.clone()));
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
+        self.changing_queue(self.write_jobs(move |db| async move {
             if job.idem.is_none() {
                 db.exec(
                     "CREATE type::record('job', $j.job_id) CONTENT $j",
@@ -302,36 +302,32 @@ impl Db {
     /// A job as it stands; where this process is the only writer, from memory until it changes
     /// (a job view polled every 50 ms costs no query between its changes).
     pub async fn job(&self, job_id: &str) -> DbResult<Option<Job>> {
-        let ticket = match self.jobs.as_ref().map(|k| k.get(job_id)) {
-            Some(Ok(job)) => return Ok(Some(Job::clone(&job))),
-            Some(Err(ticket)) => Some(ticket),
-            None => None,
-        };
-        let job: Option<Job> = self
-            .first(
-                &format!("SELECT {JOB_FIELDS} FROM type::record('job', $id)"),
-                json!({ "id": job_id }),
-            )
-            .await?;
-        if let (Some(kept), Some(ticket), Some(job)) = (&self.jobs, ticket, &job) {
-            kept.fill(ticket, job_id, &std::sync::Arc::new(job.clone()));
-        }
-        Ok(job)
+        let sql = format!("SELECT {JOB_FIELDS} FROM type::record('job', $id)");
+        let read = self.first(&sql, json!({ "id": job_id }));
+        let kept = self.read_kept(&self.jobs, job_id, |_| true, read);
+        Ok(kept.await?.map(|job| Job::clone(&job)))
     }
 
-    /// Forgets the kept copy of a job a live query saw change: whoever that change wakes reads
-    /// it afresh (the write's own forgetting may come a moment after the notification).
-    pub fn forget_job(&self, job_id: &str) {
+    /// Forgets the kept copy of a job a live query saw change (`None`: a change whose job
+    /// could not be read, so any): whoever that change wakes reads it afresh (the write's own
+    /// forgetting may come a moment after the notification).
+    pub fn forget_job(&self, job_id: Option<&str>) {
         if let Some(kept) = &self.jobs {
-            kept.changed(&Touched::One(job_id.to_string()));
+            kept.changed(&job_id.map_or(Touched::All, |id| Touched::One(id.to_string())));
         }
     }
 
-    /// `forget_job` for a change whose job could not be read.
-    pub fn forget_jobs(&self) {
-        if let Some(kept) = &self.jobs {
-            kept.changed(&Touched::All);
-        }
+    /// A write to jobs (`Db::write_kept` on the kept job views).
+    async fn write_jobs<T, F>(
+        &self,
+        write: impl FnOnce(Db) -> F,
+        touched: impl FnOnce(&DbResult<T>) -> Touched + Send + 'static,
+    ) -> DbResult<T>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = DbResult<T>> + Send + 'static,
+    {
+        self.write_kept(self.jobs.clone(), write, touched).await
     }
 
     /// A job the same account submitted with the same idempotency key since `since`.
@@ -387,7 +383,7 @@ impl Db {
     ) -> DbResult<Option<Job>> {
         let (account, token) = (account.to_string(), token.to_string());
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
+        self.changing_queue(self.write_jobs(move |db| async move {
             // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
             let rows: Vec<Job> = db
                 .rows_at(
@@ -587,8 +583,7 @@ impl Db {
     ) -> DbResult<bool> {
         let vars = json!({ "id": job_id, "t": token, "until": until, "p": progress });
         let row: Option<Value> = self
-            .write_kept(
-                self.jobs.clone(),
+            .write_jobs(
                 |db| async move {
                     db.first(
                         "UPDATE type::record('job', $id) SET lease_until = $until, progress = $p
@@ -606,7 +601,7 @@ impl Db {
     /// Gives back jobs whose worker stopped renewing; fails those that keep killing workers.
     pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
         // A write to the pending queue (`queue.rs`).
-        self.changing_queue(self.write_kept(self.jobs.clone(), move |db| async move {
+        self.changing_queue(self.write_jobs(move |db| async move {
             db.exec(
                 "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
                     updated_at = $now, lease_token = NONE,
@@ -671,7 +666,7 @@ impl Db {
         // Statements: 0 BEGIN, 1 LET, 2 IF, 3 DELETE (the run's quota hold, which the charge
         // replaces), 4 SELECT (whether this worker finished it), 5 COMMIT.
         let rows: Vec<Value> = self
-            .write_kept(self.jobs.clone(), |db| async move { db.rows_at(
+            .write_jobs(|db| async move { db.rows_at(
                 concat!(
                     "BEGIN TRANSACTION;
                  LET $done = (UPDATE type::record('job', $id)
@@ -700,7 +695,7 @@ impl Db {
     pub async fn cancel_job(&self, job_id: &str, now: i64) -> DbResult<bool> {
         // A write to the pending queue (`queue.rs`).
         let vars = json!({ "id": job_id, "now": now });
-        self.changing_queue(self.write_kept(self.jobs.clone(), |db| async move {
+        self.changing_queue(self.write_jobs(|db| async move {
             let row: Option<Value> = db
                 .first(
                     "UPDATE type::record('job', $id) SET status = 'cancelled', updated_at = $now, completed_at = $now
@@ -718,7 +713,7 @@ impl Db {
         for _ in 0..5 {
             let vars = json!({ "now": now, "until": now + lease_ms });
             let claimed = self
-                .write_kept(self.jobs.clone(), |db| async move { db.first(
+                .write_jobs(|db| async move { db.first(
                     &format!(
                         "UPDATE (SELECT id, webhook.next_at AS next_at FROM job WHERE webhook.state = 'pending' AND webhook.next_at <= $now
                                  ORDER BY next_at ASC LIMIT 1)
@@ -739,9 +734,7 @@ impl Db {
 
     pub async fn record_delivery(&self, job_id: &str, webhook: &Webhook) -> DbResult<()> {
         let vars = json!({ "id": job_id, "w": webhook });
-        self.write_kept(
-            self.jobs.clone(),
-            |db| async move {
+        self.write_jobs(|db| async move {
                 db.exec(
                     "UPDATE type::record('job', $id) SET webhook = $w WHERE webhook.state = 'delivering'",
                     vars,
@@ -771,9 +764,7 @@ impl Db {
 
     /// Deliveries whose deliverer died go back to pending.
     pub async fn requeue_deliveries(&self, now: i64) -> DbResult<()> {
-        self.write_kept(
-            self.jobs.clone(),
-            move |db| async move {
+        self.write_jobs(move |db| async move {
                 db.exec(
                     "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",
                     json!({ "now": now }),

@@ -62,6 +62,16 @@ impl<V> Kept<V> {
         map.insert(key.to_string(), value.clone());
     }
 
+    /// After a write whose outcome is known: `value` is what the store now holds for `key`.
+    pub fn set(&self, key: &str, value: V) {
+        let mut map = self.map.lock().expect("lock");
+        self.writes.fetch_add(1, Ordering::AcqRel);
+        if map.len() >= MAX_KEPT {
+            map.clear();
+        }
+        map.insert(key.to_string(), Arc::new(value));
+    }
+
     /// After any write (committed or not) that may have changed what is kept.
     pub fn changed(&self, touched: &Touched) {
         let mut map = self.map.lock().expect("lock");

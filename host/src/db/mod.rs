@@ -171,11 +171,10 @@ pub struct Db {
     queue: Option<std::sync::Arc<queue::Queue>>,
     /// Throughput figures (estimates), on the same terms: read on every submission and before
     /// every run's own is folded in.
-    throughputs: Option<Kept<Throughput>>,
+    throughputs: Option<std::sync::Arc<kept::Kept<Throughput>>>,
+    /// Whether this process is the store's only writer (`sole_writer`).
+    sole_writer: bool,
 }
-
-/// Records kept in memory by key, where this process is the only writer.
-type Kept<T> = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, T>>>;
 
 /// Files a directory's listing may hold to be kept in memory.
 const MAX_LISTED_FILES: usize = 1_000;
@@ -268,6 +267,7 @@ impl Db {
             jobs: embedded.then(Default::default),
             queue: embedded.then(Default::default),
             throughputs: embedded.then(Default::default),
+            sole_writer: embedded,
         };
         // A server that has just started may answer its first (schema) queries slowly: wait for
         // it like for the connection.
@@ -385,7 +385,7 @@ impl Db {
     /// kept in memory, and what coordinates instances through the database has no one to
     /// coordinate with.
     pub fn sole_writer(&self) -> bool {
-        self.queue.is_some()
+        self.sole_writer
     }
 
     // ---- settings -------------------------------------------------------------------------
@@ -574,22 +574,44 @@ impl Db {
 
     /// The visible files of a directory, oldest first.
     pub async fn files_in(&self, dir_id: &str) -> DbResult<std::sync::Arc<Vec<FileListing>>> {
-        let ticket = match self.listings.as_ref().map(|l| l.get(dir_id)) {
-            Some(Ok(files)) => return Ok(files),
+        let read = async {
+            self.rows(
+                "SELECT file_name, added_at FROM file WHERE dir_id = $d AND state != 'deleting' ORDER BY added_at, file_name",
+                json!({ "d": dir_id }),
+            )
+            .await
+            .map(Some)
+        };
+        let listing = self.read_kept(
+            &self.listings,
+            dir_id,
+            |f| f.len() <= MAX_LISTED_FILES,
+            read,
+        );
+        Ok(listing.await?.unwrap_or_default())
+    }
+
+    /// A read through `kept` (where this process keeps such records): from memory, or `read`
+    /// and kept when `keep` says it is worth keeping and no write ended while it ran.
+    async fn read_kept<V>(
+        &self,
+        kept: &Option<std::sync::Arc<kept::Kept<V>>>,
+        key: &str,
+        keep: impl Fn(&V) -> bool,
+        read: impl std::future::Future<Output = DbResult<Option<V>>>,
+    ) -> DbResult<Option<std::sync::Arc<V>>> {
+        let ticket = match kept.as_ref().map(|k| k.get(key)) {
+            Some(Ok(value)) => return Ok(Some(value)),
             Some(Err(ticket)) => Some(ticket),
             None => None,
         };
-        let files = std::sync::Arc::new(self.rows(
-            "SELECT file_name, added_at FROM file WHERE dir_id = $d AND state != 'deleting' ORDER BY added_at, file_name",
-            json!({ "d": dir_id }),
-        )
-        .await?);
-        if let (Some(listings), Some(ticket)) = (&self.listings, ticket)
-            && files.len() <= MAX_LISTED_FILES
+        let value = read.await?.map(std::sync::Arc::new);
+        if let (Some(kept), Some(ticket), Some(v)) = (kept, ticket, &value)
+            && keep(v)
         {
-            listings.fill(ticket, dir_id, &files);
+            kept.fill(ticket, key, v);
         }
-        Ok(files)
+        Ok(value)
     }
 
     /// Runs a write to the files of `dir_id`, then drops the directory's kept listing.
@@ -800,22 +822,12 @@ impl Db {
     // ---- throughput (estimates) ------------------------------------------------------------
 
     pub async fn throughput(&self, kind: &str) -> DbResult<Option<Throughput>> {
-        let kept = |t: &Kept<Throughput>| t.lock().expect("throughputs lock").get(kind).cloned();
-        if let Some(found) = self.throughputs.as_ref().and_then(kept) {
-            return Ok(Some(found));
-        }
-        let read: Option<Throughput> = self
-            .first(
-                "SELECT runs, speed, out_bytes_per_s FROM type::record('throughput', $k)",
-                json!({ "k": kind }),
-            )
-            .await?;
-        if let (Some(t), Some(read)) = (&self.throughputs, &read) {
-            // Not over a figure recorded while this read ran.
-            let mut map = t.lock().expect("throughputs lock");
-            map.entry(kind.to_string()).or_insert_with(|| read.clone());
-        }
-        Ok(read)
+        let read = self.first(
+            "SELECT runs, speed, out_bytes_per_s FROM type::record('throughput', $k)",
+            json!({ "k": kind }),
+        );
+        let kept = self.read_kept(&self.throughputs, kind, |_| true, read);
+        Ok(kept.await?.map(|t| Throughput::clone(&t)))
     }
 
     /// Folds one run into its kind's figures: a moving average that follows the machine as it
@@ -839,10 +851,8 @@ impl Db {
             json!({ "k": kind, "t": next }),
         )
         .await?;
-        if let Some(t) = &self.throughputs {
-            t.lock()
-                .expect("throughputs lock")
-                .insert(kind.to_string(), next);
+        if let Some(kept) = &self.throughputs {
+            kept.set(kind, next);
         }
         Ok(())
     }

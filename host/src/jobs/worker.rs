@@ -53,10 +53,7 @@ async fn wake_on_changes(state: Arc<AppState>) {
                 // wake costs the woken a look at the queue or at the webhooks, taken from
                 // ffmpeg's cores (issue #34: the queue at saturation).
                 while let Some(change) = changes.next().await {
-                    match &change.id {
-                        Some(id) => state.db.forget_job(id),
-                        None => state.db.forget_jobs(),
-                    }
+                    state.db.forget_job(change.id.as_deref());
                     // No receiver (no event stream open) is not an error.
                     let _ = state
                         .wakers
