@@ -138,7 +138,24 @@ fn fixtures() -> &'static [PathBuf] {
             ],
             "subbed.mkv",
         );
-        vec![clip, short, m.tone(), m.image(), subs, subbed]
+        // As the native harness makes it (`plugins/translator/tests/support/mod.rs`).
+        let song = make_media(
+            &dir,
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "sine=frequency=262:sample_rate=44100:duration=10",
+                "-ac",
+                "2",
+                "-c:a",
+                "libmp3lame",
+                "-b:a",
+                "128k",
+            ],
+            "song.mp3",
+        );
+        vec![clip, short, m.tone(), m.image(), subs, subbed, song]
     })
 }
 

@@ -124,6 +124,14 @@ pub enum Fill {
     Color(String),
 }
 
+/// Which input repeats until the other ends: the added sound under the picture, or the
+/// picture under the sound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoopTo {
+    Sound,
+    Picture,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pad {
     Aspect(f64),
@@ -265,6 +273,12 @@ pub enum Intent {
     Grayscale,
     Overlay,
     OverlaySize(f64),
+    /// A distance from the edges: a watermark's (`px` or its usual one), else, where
+    /// `border_alone` ("a 10 px margin"), a border of `px` around the picture.
+    Margin {
+        px: Option<u32>,
+        border_alone: bool,
+    },
     Opacity(f64),
     Concat,
     Stack {
@@ -283,6 +297,15 @@ pub enum Intent {
     Repeat(u32),
     /// Played over and over for this long ("loop it for 30 seconds").
     LoopFor(f64),
+    /// One input repeated for as long as the other lasts.
+    LoopTo(LoopTo),
+    /// "as long as the song": what a picture looped to the sound's length (or a still made
+    /// into a video with it) gives; refused where nothing else does.
+    LengthOfSound,
+    /// "..., not longer": the length just named is a limit.
+    NotLonger,
+    /// "instead of black bars": what a blurred fill replaces.
+    NotBars,
     /// A subtitle input burnt into the picture, or added as a track.
     Subtitles {
         burn: bool,
@@ -353,7 +376,14 @@ impl Intent {
                 | Intent::At(_)
                 | Intent::LooseTime(_)
                 | Intent::OverlaySize(_)
+                | Intent::Margin {
+                    border_alone: false,
+                    ..
+                }
                 | Intent::Opacity(_)
+                | Intent::LengthOfSound
+                | Intent::NotLonger
+                | Intent::NotBars
                 | Intent::Noop
                 | Intent::BlurFill
                 | Intent::KeepAspect
@@ -473,7 +503,27 @@ pub fn understand(instruction: &str) -> Understanding {
     hits.extend(context);
     hits.sort_by_key(|h| h.start);
     let leftovers = grammar::leftovers(&tokens, &hits);
-    let dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
+    let mut dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
+    // A place no rule used beside something placed ("put logo.png at the bottom, to the right"
+    // had read "right" alone and put the logo halfway down): where it goes would be a guess.
+    if hits.iter().any(|h| {
+        matches!(
+            h.value,
+            Intent::Overlay | Intent::Corner(_) | Intent::BlurRegion(..)
+        )
+    }) {
+        let used: std::collections::HashSet<usize> =
+            hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+        dropped.extend(
+            tokens
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| {
+                    t.kind == Tok::Word && !used.contains(i) && PLACES.contains(&t.norm.as_str())
+                })
+                .map(|(_, t)| t.norm.clone()),
+        );
+    }
     let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
     // Words the grammar does not know, in any language: another language's function words
     // (articles, pronouns, politeness) are `@filler` in languages.txt, so an unknown word left
@@ -514,6 +564,9 @@ pub fn understand(instruction: &str) -> Understanding {
         trim_verbs_in,
     }
 }
+
+/// Words of a place in the picture (`$side` in lexicon.txt).
+const PLACES: &[&str] = &["top", "bottom", "left", "right", "upper", "lower"];
 
 /// The changes that, said after "is"/"has"/"looks", describe the file rather than ask for them
 /// (`grammar::described`). Not a size or a format ("it's too big", "the TV only reads mp4": what
@@ -919,12 +972,23 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             };
             pad.map(Intent::Pad)
         }
-        "border" => {
+        "border" | "margin" | "overlay-margin" => {
             let px = match first {
                 Some((Value::Px(n) | Value::Num(n), _)) => positive_int(*n).filter(|n| *n <= 1000),
                 _ => arg_num(args, 0).and_then(positive_int),
             };
-            px.map(|p| Intent::Pad(Pad::Border(p)))
+            match rule.intent.as_str() {
+                "border" => px.map(|p| Intent::Pad(Pad::Border(p))),
+                // "a bit of space from the edge": the margin a watermark gets anyway.
+                "overlay-margin" => Some(Intent::Margin {
+                    px,
+                    border_alone: false,
+                }),
+                _ => px.map(|px| Intent::Margin {
+                    px: Some(px),
+                    border_alone: true,
+                }),
+            }
         }
         "resize" => {
             let r = match (arg(0), first) {
@@ -1129,6 +1193,27 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .copied()
             .filter(|s| *s > 0.0 && *s <= 3600.0)
             .map(Intent::LoopFor),
+        "length-of" => Some(Intent::LengthOfSound),
+        "not-longer" => Some(Intent::NotLonger),
+        "not-bars" => Some(Intent::NotBars),
+        "loop-to" => match arg(0) {
+            "sound" => Some(Intent::LoopTo(LoopTo::Sound)),
+            "picture" => Some(Intent::LoopTo(LoopTo::Picture)),
+            // The file repeated is the first named: a sound's, or else a picture's.
+            _ => caps.iter().find_map(|c| match &c.cap {
+                Cap::File(f) => Some(Intent::LoopTo(
+                    if crate::media::ext(f)
+                        .and_then(crate::formats::by_ext)
+                        .is_some_and(|fm| fm.kind == crate::formats::Kind::Audio)
+                    {
+                        LoopTo::Sound
+                    } else {
+                        LoopTo::Picture
+                    },
+                )),
+                _ => None,
+            }),
+        },
         "subtitles" => Some(Intent::Subtitles {
             burn: arg(0) == "burn",
         }),

@@ -1505,11 +1505,32 @@ fn nothing_asked_is_dropped() {
     // A number no rule used: "second 5" read as a time, and a number left over refuses.
     let t = task("take a thumbnail from second 5 as a jpg", &["clip.mp4"]);
     assert!(argv(&t).contains("-ss 5"), "{}", argv(&t));
-    let m = refused(
+    // A watermark's distance from the edges places it; it is not a border.
+    let a = argv(&task(
         "put the logo in the top left, about 10 pixels in from the edges",
         &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay=10:10") && !a.contains("pad="), "{a}");
+    let a = argv(&task(
+        "put logo.png in the corner at the bottom, to the right, 24 px from the edge",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay=W-w-24:H-h-24"), "{a}");
+    // A place word no rule used is not dropped (it had put the logo halfway down the right).
+    let m = refused(
+        "put logo.png at the bottom, to the right",
+        &["clip.mp4", "logo.png"],
     );
-    assert!(m.contains("10 pixels"), "{m}");
+    assert!(m.contains("\"bottom\""), "{m}");
+    // Without a watermark, "10 px from the edges" places nothing; "a 10 px margin" is a border.
+    let m = refused("make it grayscale, 10 px from the edges", &["clip.mp4"]);
+    assert!(m.contains("distance from the edges"), "{m}");
+    assert!(argv(&task("add a 10 px margin", &["clip.mp4"])).contains("pad="));
+    // Two different places: neither wins silently.
+    refused(
+        "put the logo in the top left corner and in the bottom right corner",
+        &["clip.mp4", "logo.png"],
+    );
     // A count of the inputs given is what it says.
     task("join the two clips together", &["clip.mp4", "clip2.mp4"]);
     // An input given that no part of the task uses.
@@ -1987,4 +2008,124 @@ fn how_it_was_shot_and_no_need_are_not_requests() {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(a.contains("setpts=PTS/0.5"), "{said}: {a}");
     }
+}
+
+/// Issue #33: one input repeated for as long as the other lasts, never the other cut short.
+#[test]
+fn a_loop_to_the_other_inputs_length() {
+    // The sound repeats under the whole picture (it had returned the sound's 5 s).
+    let a = argv(&task(
+        "replace the sound with song.mp3 and loop it to the video's length",
+        &["clip.mp4", "song.mp3"],
+    ));
+    assert!(
+        a.contains("-stream_loop -1 -i song.mp3") && a.contains("-shortest"),
+        "{a}"
+    );
+    // The picture repeats for as long as the song; the song is the sound.
+    let a = argv(&task(
+        "Loop short.mp4 until song.mp3 is over and use the song as the sound. Final video should be as long as the song, not longer.",
+        &["short.mp4", "song.mp3"],
+    ));
+    assert!(
+        a.contains("-stream_loop -1 -i short.mp4")
+            && a.contains("-shortest")
+            && a.contains("-map 1:a:0"),
+        "{a}"
+    );
+    assert!(
+        argv(&task(
+            "loop the video until the song ends",
+            &["short.mp4", "song.mp3"]
+        ))
+        .contains("-stream_loop -1 -i short.mp4")
+    );
+    // Nothing to loop it to, or a length nothing gives: refused, not run as if said.
+    let m = refused("loop the audio until the video ends", &["clip.mp4"]);
+    assert!(m.contains("as long as another lasts"), "{m}");
+    let m = refused(
+        "mix in song.mp3 and make it as long as the song",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(m.contains("as long as the sound"), "{m}");
+    let m = refused("make it grayscale, not longer", &["clip.mp4"]);
+    assert!(m.contains("not longer"), "{m}");
+    // A length the rest gives: "as long as the song" of a picture shown while it plays.
+    task(
+        "make a video from image.png and song.mp3, as long as the song",
+        &["image.png", "song.mp3"],
+    );
+}
+
+/// Issue #33: a frame size named beside padding is the padded frame's, never a stretch.
+#[test]
+fn a_frame_size_beside_padding_is_the_frames() {
+    // It had scaled the picture to 1080x1920 (stretched) and padded nothing.
+    for said in [
+        "make it 9:16 1080x1920 with a blurred background",
+        "make it 1080x1920 with a blurred background",
+        "TikTok wants 9:16. Make it 1080x1920 with a blurred, zoomed copy of the video filling the space above and below instead of black bars.",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            !a.contains("-vf scale=1080:1920,")
+                && a.contains("force_original_aspect_ratio=decrease")
+                && a.contains("gblur=sigma=20")
+                && !a.contains("gblur=sigma=8"),
+            "{said}: {a}"
+        );
+    }
+    // "instead of black bars" with nothing said to fill the padding.
+    let m = refused("make it 9:16 instead of black bars", &["clip.mp4"]);
+    assert!(m.contains("black bars"), "{m}");
+}
+
+/// Issue #33: sound files joined one after the other, and clips in the order they are named.
+#[test]
+fn joins_follow_the_order_named_and_take_sound_files() {
+    // Sound files: concat (or acrossfade), no picture (it had asked for two video inputs).
+    let a = argv(&task(
+        "join song.mp3 and tone.wav one after the other in a single mp3",
+        &["song.mp3", "tone.wav"],
+    ));
+    assert!(
+        a.contains("concat=n=2:v=0:a=1") && a.contains("-vn") && a.contains(".mp3"),
+        "{a}"
+    );
+    let a = argv(&task(
+        "join tone.wav and song.mp3 into one file and crossfade them over 2 seconds",
+        &["tone.wav", "song.mp3"],
+    ));
+    assert!(a.contains("acrossfade=d=2"), "{a}");
+    // The order named, not the order of the inputs (it had joined clip.mp4 first).
+    let a = argv(&task(
+        "join clip2.mp4 and clip.mp4 one after the other",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(
+        a.contains("[1:v]scale=1280:720") && a.contains("[v0]"),
+        "{a}"
+    );
+    assert!(
+        a.find("[1:v]").unwrap() < a.find("[0:v]").unwrap(),
+        "clip2 first: {a}"
+    );
+    let a = argv(&task(
+        "concatenate tone.wav and song.mp3",
+        &["song.mp3", "tone.wav"],
+    ));
+    assert!(
+        a.find("-i tone.wav").unwrap() < a.find("-i song.mp3").unwrap()
+            && a.contains("[a0][a1]concat"),
+        "tone.wav first: {a}"
+    );
+    // An order said in words it does not follow: refused, not joined in another order.
+    refused(
+        "join clip.mp4 and clip2.mp4 one after the other, clip2.mp4 first",
+        &["clip.mp4", "clip2.mp4"],
+    );
+    refused(
+        "concatenate clip2.mp4 after clip.mp4",
+        &["clip2.mp4", "clip.mp4"],
+    );
 }

@@ -3,8 +3,8 @@
 //! ones of the same kind ("convert to mp4 ... actually webm").
 
 use crate::intents::{
-    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, Pad, Resize, Strength, Thumb,
-    Trim, Understanding,
+    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, LoopTo, Pad, Resize, Strength,
+    Thumb, Trim, Understanding,
 };
 
 #[derive(Debug, Default)]
@@ -53,6 +53,8 @@ pub struct Wants {
     pub grayscale: bool,
     pub overlay: bool,
     pub overlay_size: Option<f64>,
+    /// The watermark's distance from the edges, in pixels.
+    pub overlay_margin: Option<u32>,
     pub opacity: Option<f64>,
     pub concat: bool,
     /// `Some(true)`: side by side.
@@ -64,6 +66,10 @@ pub struct Wants {
     /// Plays in all (2: twice).
     pub repeat: Option<u32>,
     pub loop_for: Option<f64>,
+    /// One input repeated for as long as the other lasts.
+    pub loop_to: Option<LoopTo>,
+    /// "as long as the song": the result lasts as long as the sound it is given.
+    pub length_of_sound: bool,
     /// `Some(true)`: burnt into the picture; `Some(false)`: a subtitle track.
     pub subtitles: Option<bool>,
     pub acodec: Option<String>,
@@ -103,6 +109,29 @@ pub struct Wants {
     /// Settings named twice with different values ("720p ... 480p"): which one was meant
     /// cannot be known, so the plan refuses rather than let the later one win silently.
     pub conflicts: Vec<String>,
+}
+
+/// A blur said in one word, as an adjective of what it is beside.
+const BLUR_WORDS: &[&str] = &["blurred", "blurry", "blur"];
+
+/// A place said in parts ("at the bottom, to the right": bottom-right) or once; two different
+/// places are a conflict, never the later one silently.
+fn place(old: Option<String>, new: String, conflicts: &mut Vec<String>) -> String {
+    let Some(old) = old else { return new };
+    let vertical = |p: &str| matches!(p, "top" | "bottom");
+    let horizontal = |p: &str| matches!(p, "left" | "right");
+    if old == new || old.starts_with(&format!("{new}-")) || old.ends_with(&format!("-{new}")) {
+        old
+    } else if new.starts_with(&format!("{old}-")) || new.ends_with(&format!("-{old}")) {
+        new
+    } else if vertical(&old) && horizontal(&new) {
+        format!("{old}-{new}")
+    } else if horizontal(&old) && vertical(&new) {
+        format!("{new}-{old}")
+    } else {
+        conflicts.push("places".into());
+        new
+    }
 }
 
 /// Sets a single-valued want. A value named with a number ("480p", "2x") wins over one a bare
@@ -163,6 +192,8 @@ impl Wants {
         let mut times_said = Vec::new();
         let (mut split, mut part_count) = (false, None);
         let mut rest_discarded = false;
+        let mut margin = None;
+        let (mut length_of_sound, mut not_longer, mut not_bars) = (false, false, false);
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -263,6 +294,7 @@ impl Wants {
                 Intent::Grayscale => w.grayscale = true,
                 Intent::Overlay => w.overlay = true,
                 Intent::OverlaySize(s) => w.overlay_size = Some(s),
+                Intent::Margin { px, border_alone } => margin = Some((px, border_alone)),
                 Intent::Opacity(o) => w.opacity = Some(o),
                 Intent::Concat => w.concat = true,
                 Intent::Stack { horizontal } => w.stack = Some(horizontal),
@@ -271,11 +303,20 @@ impl Wants {
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
                 Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
+                Intent::LengthOfSound => length_of_sound = true,
+                Intent::NotLonger => not_longer = true,
+                Intent::NotBars => not_bars = true,
+                Intent::LoopTo(l) => {
+                    if w.loop_to.is_some_and(|old| old != l) {
+                        w.conflicts.push("loops".into());
+                    }
+                    w.loop_to = Some(l)
+                }
                 Intent::Subtitles { burn } => w.subtitles = Some(burn || w.subtitles == Some(true)),
                 Intent::AudioCodec(c) => put!(acodec, c, named, "audio codecs"),
                 Intent::VideoCodec { key, targeted } => w.vcodecs.push((key, targeted)),
                 Intent::Format { key, how } => w.formats.push((key, how)),
-                Intent::Corner(c) => w.corner = Some(c),
+                Intent::Corner(c) => w.corner = Some(place(w.corner.take(), c, &mut w.conflicts)),
                 Intent::Color(c) => w.color = Some(c),
                 Intent::At(t) => {
                     times_said.push(t);
@@ -296,6 +337,56 @@ impl Wants {
                 Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
                 Intent::Noop => {}
             }
+        }
+        w.length_of_sound = length_of_sound;
+        let length_named = length_of_sound
+            || w.loop_to.is_some()
+            || w.loop_for.is_some()
+            || w.trims.iter().any(|t| {
+                matches!(
+                    t,
+                    Trim::Duration(_) | Trim::Range(..) | Trim::KeepHead(_) | Trim::KeepTail(_)
+                )
+            });
+        // "a blurred, zoomed copy filling the space": the lone "blurred" is the fill's look,
+        // not a blur of the whole picture.
+        if w.blur_fill {
+            let gblur = |i: &Intent| matches!(i, Intent::VideoFilter(f) if f.starts_with("gblur"));
+            let blurs: Vec<&str> = u
+                .heard
+                .iter()
+                .filter(|(i, _)| gblur(i))
+                .map(|(_, said)| said.as_str())
+                .collect();
+            if !blurs.is_empty() && blurs.iter().all(|said| BLUR_WORDS.contains(said)) {
+                w.vfilters.retain(|f| !f.starts_with("gblur"));
+            }
+        }
+        if not_bars && !w.blur_fill {
+            w.unsupported = Some(
+                "\"instead of black bars\" says what the padding should not be, not what fills it (\"fill it with a blurred copy of the video\") or whether to crop".into(),
+            );
+        }
+        if not_longer && !length_named {
+            w.unsupported = Some("\"not longer\" limits a length, and no length was named".into());
+        }
+        // The picture repeated for as long as the sound lasts: that sound is the output's.
+        if w.loop_to == Some(LoopTo::Picture) && !(w.add_track || w.mix_audio || w.add_audio) {
+            w.replace_audio = true;
+        }
+        // A distance from the edges places the watermark; without one, "a 10 px margin" is a
+        // border and "10 px from the edges" names nothing it could place.
+        match margin {
+            Some((px, _)) if w.overlay => w.overlay_margin = px,
+            Some((Some(px), true)) => {
+                w.pad.get_or_insert(Pad::Border(px));
+            }
+            Some(_) => {
+                w.unsupported = Some(
+                    "a distance from the edges places a picture laid over the video, and none was named (\"put logo.png in the top right corner, 10 px from the edges\")".into(),
+                )
+            }
+            None => {}
         }
         // The slots' values, whether named or implied.
         macro_rules! take {
@@ -485,6 +576,22 @@ impl Wants {
                     w.crop = None;
                 }
                 _ => {}
+            }
+        }
+        // "9:16, 1080x1920, with a blurred background" / "with black bars": the size named is
+        // the padded frame's. Scaling to it first would stretch the picture into the frame
+        // and leave nothing to pad (2026-11-27).
+        if let Some(Resize::Dim(fw, fh)) = w.resize {
+            let frame = fw as f64 / fh as f64;
+            let same_shape = match w.pad {
+                Some(Pad::Aspect(r)) => (r - frame).abs() < 0.01,
+                Some(Pad::Square) => fw == fh,
+                None => w.blur_fill,
+                _ => false,
+            };
+            if same_shape {
+                w.pad = Some(Pad::Dim(fw, fh));
+                w.resize = None;
             }
         }
         w

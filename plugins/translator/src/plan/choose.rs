@@ -57,6 +57,11 @@ pub fn join<'m>(media: &'m [Media<'m>], main: &'m Media<'m>, w: &Wants) -> Plann
         .or_else(|| others.iter().find(|m| m.has_picture() && m.video.is_some()))
         .copied();
     let videos: Vec<&Media> = media.iter().filter(|m| m.kind == Kind::Video).collect();
+    // Sound files joined one after the other ("put song.mp3 and then tone.wav in one mp3").
+    let sounds: Vec<&Media> = media.iter().filter(|m| m.kind == Kind::Audio).collect();
+    if w.concat && videos.is_empty() && main.kind == Kind::Audio && sounds.len() >= 2 {
+        return Ok(Join::Concat(sounds));
+    }
     if w.concat || (w.combine && videos.len() >= 2 && !w.overlay) {
         if videos.len() < 2 {
             return Err(PlanError::NeedsInput(
@@ -99,6 +104,56 @@ pub fn join<'m>(media: &'m [Media<'m>], main: &'m Media<'m>, w: &Wants) -> Plann
         return Ok(Join::ReplaceAudio(src));
     }
     Ok(Join::None)
+}
+
+/// Words that put a clip before or after another whatever order they are named in ("b.mp4
+/// after a.mp4", "a.mp4 and b.mp4, b.mp4 first").
+const ORDER_WORDS: &[&str] = &[
+    "after",
+    "before",
+    "following",
+    "follows",
+    "preceded",
+    "precedes",
+    "first",
+    "last",
+    "beginning",
+    "start",
+    "end",
+    "behind",
+    "ahead",
+    "second",
+];
+
+/// The clips joined in the order the instruction names them ("join clip2.mp4 and clip.mp4"
+/// had joined clip.mp4 first, the order of the inputs). An order said with words this does not
+/// follow (`ORDER_WORDS`, left unread) is refused rather than guessed.
+pub fn join_order<'m>(
+    list: Vec<&'m Media<'m>>,
+    u: &crate::intents::Understanding,
+) -> Planned<Vec<&'m Media<'m>>> {
+    let mut named: Vec<&'m Media<'m>> = Vec::new();
+    for (_, name) in &u.files_in {
+        if let Some(m) = list.iter().find(|m| m.name().eq_ignore_ascii_case(name))
+            && !named.iter().any(|n| n.index == m.index)
+        {
+            named.push(m);
+        }
+    }
+    let ordered_by_words = u
+        .leftovers
+        .iter()
+        .flat_map(|l| l.split_whitespace())
+        .any(|w| ORDER_WORDS.contains(&w));
+    if named.len() >= 2 && ordered_by_words {
+        return Err(PlanError::NotSupported(
+            "it says in which order to join the clips in words this translator does not follow; name them in the order to join (\"join a.mp4 and b.mp4\": a.mp4 first)",
+        ));
+    }
+    if named.len() == list.len() {
+        return Ok(named);
+    }
+    Ok(list)
 }
 
 /// The output format asked for: the last one named with "to"/"as"/… that is not an input's
@@ -169,7 +224,11 @@ pub fn mode(w: &Wants, main: &Media, target: Option<&Format>, join: &Join) -> Pl
         )));
     }
     let target_kind = target.map(|f| f.kind);
-    let mode = if matches!(join, Join::Concat(_) | Join::Stack(..) | Join::Overlay(_)) {
+    let mode = if let Join::Concat(list) = join
+        && list.iter().all(|m| m.kind == Kind::Audio)
+    {
+        Mode::Audio
+    } else if matches!(join, Join::Concat(_) | Join::Stack(..) | Join::Overlay(_)) {
         if target_kind == Some(FormatKind::Gif) {
             Mode::Gif
         } else {

@@ -43,7 +43,8 @@ impl Planner<'_> {
     /// The second input's sound instead of the main one's.
     fn replace_audio(&mut self, a: &Media, c: &mut Chains) {
         let mi = c.main;
-        let ai = self.add_input(a, Vec::new());
+        let looped = self.looped_sound_options();
+        let ai = self.add_input(a, looped);
         self.maps.extend([format!("{mi}:v:0"), format!("{ai}:a:0")]);
         self.opts.push("-shortest".into());
         self.tag("new_audio");
@@ -65,7 +66,8 @@ impl Planner<'_> {
     /// for.
     fn mix(&mut self, a: &Media, c: &mut Chains) {
         let mi = c.main;
-        let ai = self.add_input(a, Vec::new());
+        let looped = self.looped_sound_options();
+        let ai = self.add_input(a, looped);
         let level = self
             .volume_filter()
             .unwrap_or_else(|| "volume=0.5".to_string());
@@ -100,7 +102,10 @@ impl Planner<'_> {
         if logo_chain.is_empty() {
             logo_chain.push("null".into());
         }
-        let margin = width.map_or(10, |w| (w / 64).max(10));
+        let margin = self
+            .w
+            .overlay_margin
+            .unwrap_or_else(|| width.map_or(10, |w| (w / 64).max(10)));
         let (x, y) = filters::position(self.w.corner.as_deref().unwrap_or("bottom-right"), margin);
         let shortest = if logo.kind == Kind::Video {
             ":shortest=1"

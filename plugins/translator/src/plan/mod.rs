@@ -26,7 +26,7 @@ mod timing;
 mod video;
 
 use crate::formats::Format;
-use crate::intents::{Level, Understanding};
+use crate::intents::{Level, LoopTo, Understanding};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
@@ -106,7 +106,10 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             )));
         }
     }
-    let join = choose::join(&media, main, &w)?;
+    let join = match choose::join(&media, main, &w)? {
+        Join::Concat(list) => Join::Concat(choose::join_order(list, u)?),
+        other => other,
+    };
     let target = choose::target_format(&w, &media);
     let mode = choose::mode(&w, main, target, &join)?;
     let fmt = choose::output_format(&w, mode, target, main)?;
@@ -140,6 +143,33 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             file: main.name().into(),
             kind: "video",
         });
+    }
+    // "as long as the song": a picture looped to it or a still shown while it plays, else
+    // nothing makes it so.
+    if p.w.length_of_sound
+        && p.w.loop_to != Some(LoopTo::Picture)
+        && !(main.kind == Kind::Still && matches!(p.join, Join::ReplaceAudio(_)))
+    {
+        return Err(PlanError::NotSupported(
+            "it asks for the result to last as long as the sound, and nothing asked makes it so (\"loop the video until the song ends\")",
+        ));
+    }
+    // One input repeated until the other ends joins a picture and a sound in a video.
+    if let Some(l) = p.w.loop_to {
+        let joined = match l {
+            LoopTo::Sound => matches!(p.join, Join::ReplaceAudio(_) | Join::Mix(_)),
+            LoopTo::Picture => matches!(p.join, Join::ReplaceAudio(_)),
+        };
+        if !joined || p.mode != Mode::Video || main.kind != Kind::Video {
+            return Err(PlanError::NotSupported(
+                "repeating one input for as long as another lasts needs a video and a sound file, the sound used as the video's (\"use song.mp3 as the sound and loop the video until it ends\")",
+            ));
+        }
+        if p.w.repeat.is_some() || p.w.loop_for.is_some() || p.trimmed() {
+            return Err(PlanError::NotSupported(
+                "an input repeated for as long as another lasts cannot also be cut or repeated a number of times in the same request",
+            ));
+        }
     }
     if (p.w.repeat.is_some() || p.w.loop_for.is_some()) && main.kind == Kind::Still {
         return Err(PlanError::NotSupported(
@@ -183,10 +213,13 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     // A place in the picture ("top left", "at the bottom") only overlays, crops and blurred
     // areas use: beside anything else, the change would apply to the whole picture ("blur
     // the top left corner" had blurred all of it).
+    // Padding puts the picture in the middle: "in the middle", said of it, is what it does.
+    let centred = p.w.corner.as_deref() == Some("center") && p.w.pad.is_some();
     if p.w.corner.is_some()
         && p.w.crop.is_none()
         && p.w.blur_region.is_none()
         && !matches!(p.join, Join::Overlay(_))
+        && !centred
     {
         return Err(PlanError::NotSupported(
             "it names a place in the picture, and what should happen only there cannot be done: a change applies to the whole picture unless it is a watermark, a crop or a blurred area of a given size (\"blur a 300x200 area in the top left corner\")",

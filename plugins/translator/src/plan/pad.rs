@@ -70,14 +70,27 @@ pub fn filters(
 
 /// A pad to an aspect ratio or a square whose padding is the picture itself, scaled to cover
 /// the new frame and blurred, with the picture centred on it (the vertical-video "blurred
-/// background"). `None` without the picture's size or for other pads.
+/// background"), or to a frame of a given size. `None` without the picture's size (for an
+/// aspect or a square) or for a border.
 pub fn blurred(
     pad: &Pad,
     dims: Option<(u32, u32)>,
     round: Rounding,
 ) -> Option<(Vec<String>, Option<(u32, u32)>)> {
-    let (iw, ih) = dims?;
     let ev = |x: f64| round.px(x);
+    // A frame of a size named ("1080x1920 with a blurred background"): the picture fitted
+    // inside it, over its blurred copy covering it; no input size needed.
+    if let Pad::Dim(w, h) = pad {
+        let (w, h) = (ev(*w as f64), ev(*h as f64));
+        let graph = format!(
+            "split[mf_bg][mf_fg];[mf_bg]scale={w}:{h}:force_original_aspect_ratio=increase,\
+             crop={w}:{h},gblur=sigma=20[mf_blur];\
+             [mf_fg]scale={w}:{h}:force_original_aspect_ratio=decrease[mf_fit];\
+             [mf_blur][mf_fit]overlay=(W-w)/2:(H-h)/2"
+        );
+        return Some((vec![graph], Some((w, h))));
+    }
+    let (iw, ih) = dims?;
     let (fw, fh) = (iw as f64, ih as f64);
     let (w, h) = match pad {
         Pad::Aspect(r) if fw / fh < *r => (ev(fh * r).max(iw), ih),

@@ -2,7 +2,7 @@
 //! it for 30 seconds") and padding it with held frames, colour or silence.
 
 use super::{PlanError, Planned, Planner};
-use crate::intents::{End, Fill};
+use crate::intents::{End, Fill, LoopTo};
 use crate::numbers::fmt_num;
 
 /// Frames the `loop` filter may hold (the policy's limit); longer parts loop on the input.
@@ -31,13 +31,18 @@ impl Planner<'_> {
         Ok(Some((secs / once).ceil().max(1.0) as u32))
     }
 
-    fn trimmed(&self) -> bool {
+    pub(super) fn trimmed(&self) -> bool {
         self.span.start > 0.0 || self.span.end.is_some() || self.span.cut.is_some()
     }
 
     /// `-stream_loop` for the main input when the whole of it repeats. A trimmed part cannot
     /// loop this way (the input's `-t` bounds all the loops together), so it loops in filters.
     pub(super) fn loop_input_options(&mut self) -> Planned<Vec<String>> {
+        if self.w.loop_to == Some(LoopTo::Picture) {
+            // Bounded by the sound: `-shortest` (`joins::replace_audio`).
+            self.tag("looped");
+            return Ok(Self::s(&["-stream_loop", "-1"]));
+        }
         let Some(n) = self.plays()? else {
             return Ok(Vec::new());
         };
@@ -72,6 +77,16 @@ impl Planner<'_> {
             "loop=loop={}:size={frames}:start=0,setpts=N/FRAME_RATE/TB",
             n - 1
         )))
+    }
+
+    /// Input options of a sound that repeats until the picture ends (bounded by the main
+    /// input: `-shortest`, or `amix`'s `duration=first`).
+    pub(super) fn looped_sound_options(&mut self) -> Vec<String> {
+        if self.w.loop_to != Some(LoopTo::Sound) {
+            return Vec::new();
+        }
+        self.tag("looped");
+        Self::s(&["-stream_loop", "-1"])
     }
 
     /// `-t` for an output looped for a given time.

@@ -1,11 +1,12 @@
 //! Sound: the audio filter chain, channel and rate options, the audio codec, and outputs
 //! that are sound only.
 
-use super::choose::Mode;
+use super::choose::{Join, Mode};
 use super::{PlanError, Planned, Planner};
 use crate::filters;
 use crate::formats;
 use crate::intents::Level;
+use crate::media::Media;
 use crate::numbers::fmt_num;
 
 impl Planner<'_> {
@@ -163,6 +164,10 @@ impl Planner<'_> {
         Ok((o, Some(enc)))
     }
     pub(super) fn build_audio(&mut self) -> Planned<String> {
+        if let Join::Concat(list) = &self.join {
+            let list = list.clone();
+            return self.build_joined_audio(&list);
+        }
         let mut opts = self.trim_options();
         opts.extend(self.loop_input_options()?);
         self.add_input(self.main, opts);
@@ -181,6 +186,58 @@ impl Planner<'_> {
         if let Some(name) = self.segment_output()? {
             return Ok(name);
         }
+        self.faststart();
+        Ok(self.file_name(None))
+    }
+
+    /// Sound files one after the other, or crossfaded into each other, in the order given:
+    /// each brought to one rate and layout so they join, then the sound's own changes.
+    fn build_joined_audio(&mut self, list: &[&Media]) -> Planned<String> {
+        if !self.w.trims.is_empty() || self.plays()?.is_some() || self.w.loop_to.is_some() {
+            return Err(PlanError::NotSupported(
+                "joined sound files cannot also be cut or repeated in the same request; join them first, then change the result",
+            ));
+        }
+        let mut graph = Vec::new();
+        let mut labels = String::new();
+        for (k, m) in list.iter().enumerate() {
+            let idx = self.add_input(m, Vec::new());
+            graph.push(format!(
+                "[{idx}:a]aformat=sample_rates=48000:channel_layouts=stereo[a{k}]"
+            ));
+            labels.push_str(&format!("[a{k}]"));
+        }
+        let achain = self.audio_chain()?;
+        let out = if achain.is_empty() { "[a]" } else { "[joined]" };
+        match self.w.crossfade {
+            Some(d) => {
+                self.tag("crossfaded");
+                let mut a = "[a0]".to_string();
+                for k in 1..list.len() {
+                    let o = if k + 1 == list.len() {
+                        out.to_string()
+                    } else {
+                        format!("[ax{k}]")
+                    };
+                    graph.push(format!("{a}[a{k}]acrossfade=d={}{o}", fmt_num(d)));
+                    a = o;
+                }
+            }
+            None => {
+                self.tag("joined");
+                graph.push(format!("{labels}concat=n={}:v=0:a=1{out}", list.len()));
+            }
+        }
+        if !achain.is_empty() {
+            graph.push(format!("[joined]{}[a]", achain.join(",")));
+        }
+        self.complex = Some(graph.join(";"));
+        self.maps.push("[a]".into());
+        self.opts.push("-vn".into());
+        let (ac, enc) = self.audio_codec(None, true)?;
+        self.opts.extend(ac);
+        let fo = self.audio_format_options(Some(48000), enc)?;
+        self.opts.extend(fo);
         self.faststart();
         Ok(self.file_name(None))
     }
