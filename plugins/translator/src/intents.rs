@@ -306,6 +306,13 @@ pub enum Intent {
     NotLonger,
     /// "instead of black bars": what a blurred fill replaces.
     NotBars,
+    /// "this size": the size named elsewhere in the request.
+    ThatSize,
+    /// How a GIF should look: `smooth` (a higher frame rate), or what every GIF here does (its
+    /// own palette, looping).
+    GifLook {
+        smooth: bool,
+    },
     /// A subtitle input burnt into the picture, or added as a track.
     Subtitles {
         burn: bool,
@@ -384,6 +391,8 @@ impl Intent {
                 | Intent::LengthOfSound
                 | Intent::NotLonger
                 | Intent::NotBars
+                | Intent::ThatSize
+                | Intent::GifLook { .. }
                 | Intent::Noop
                 | Intent::BlurFill
                 | Intent::KeepAspect
@@ -1196,6 +1205,10 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "length-of" => Some(Intent::LengthOfSound),
         "not-longer" => Some(Intent::NotLonger),
         "not-bars" => Some(Intent::NotBars),
+        "that-size" => Some(Intent::ThatSize),
+        "gif-look" => Some(Intent::GifLook {
+            smooth: arg(0) == "smooth",
+        }),
         "loop-to" => match arg(0) {
             "sound" => Some(Intent::LoopTo(LoopTo::Sound)),
             "picture" => Some(Intent::LoopTo(LoopTo::Picture)),

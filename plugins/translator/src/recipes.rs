@@ -74,6 +74,15 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
         if !intent.is_action() || matches!(intent, Intent::Recipe(_)) {
             continue;
         }
+        // "the .vtt file" beside a storyboard is its WebVTT, not a subtitle track.
+        if name == "storyboard"
+            && matches!(intent, Intent::Subtitles { burn: false })
+            && words
+                .split(' ')
+                .all(|w| matches!(w, "vtt" | ".vtt" | "webvtt"))
+        {
+            continue;
+        }
         if !setting(name, intent, &mut params) {
             others.push(format!("\"{words}\""));
         }
@@ -94,7 +103,8 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
 /// Whether `intent` is said of the recipe `name` itself, setting its parameter when it names
 /// one: "two-pass loudness normalisation to -16 LUFS" is the target, "HLS with 1080p and 720p"
 /// the ladder's rungs, "4 second segments" their length, "a sprite with a thumbnail every 5
-/// seconds" the storyboard's interval, "a waveform image 640x320" its size. Values outside
+/// seconds" the storyboard's interval, "thumbnails 120 px wide" its frames' width, "a
+/// waveform image 640x320" its size. Values outside
 /// the recipe's schema are not its settings (so they are refused, never clamped).
 fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
     let streaming = name == "hls" || name == "dash";
@@ -137,6 +147,13 @@ fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
             params["interval_s"] = json!(s);
             true
         }
+        // "thumbnails 120 px wide": the width of one frame in the sheet.
+        ("storyboard", Intent::Resize(Resize::Width(w))) if (40..=640).contains(w) => {
+            params["width"] = json!(w);
+            true
+        }
+        // The sheets a storyboard writes are JPEGs.
+        ("storyboard", Intent::Format { key, .. }) => key == "jpg",
         ("waveform", Intent::Resize(Resize::Dim(w, h)))
             if (100..=8000).contains(w) && (50..=2000).contains(h) =>
         {

@@ -901,6 +901,22 @@ fn what_is_said_of_a_recipe_sets_its_parameters() {
             "storyboard",
             r#"{"interval_s":5.0}"#,
         ),
+        // The frames' width, and the JPEGs a storyboard's sheets are (2026-11-27).
+        (
+            "a hover preview for my player: one small jpg every 2 seconds, 120 px wide",
+            "storyboard",
+            r#"{"interval_s":2.0,"width":120}"#,
+        ),
+        (
+            "I want the little thumbnails that appear when you hover over the timeline",
+            "storyboard",
+            "{}",
+        ),
+        (
+            "Quero aquelas miniaturas que aparecem quando passa o mouse na barra do player: um sprite com as imagens e o arquivo .vtt junto.",
+            "storyboard",
+            "{}",
+        ),
         (
             "a waveform image of the audio, 640x320",
             "waveform",
@@ -924,6 +940,9 @@ fn what_is_said_of_a_recipe_sets_its_parameters() {
     for said in [
         "make an HLS stream with 4320p and 720p",
         "a storyboard with a vtt file and the first 5 seconds",
+        // The recipe sets its frames' width, not their height.
+        "a hover preview for my player: one small jpg every 2 seconds, 100 px tall",
+        "a storyboard with a vtt file, as png",
     ] {
         assert!(answer(said, &["clip.mp4"]).is_err(), "{said}");
     }
@@ -1955,13 +1974,14 @@ fn loading_faster_and_looping_are_not_speed_or_rotation() {
             "{said}: {a}"
         );
     }
-    for said in [
-        "fais un gif qui tourne en boucle",
+    // A GIF that loops is what every GIF here does; said of an mp4 it is refused.
+    let a = argv(&task("fais un gif qui tourne en boucle", &["clip.mp4"]));
+    assert!(a.contains("clip.gif") && !a.contains("transpose"), "{a}");
+    let m = refused(
         "la vidéo tourne en boucle, convertis-la en mp4",
-    ] {
-        let m = refused(said, &["clip.mp4"]);
-        assert!(m.contains("loops"), "{said}: {m}");
-    }
+        &["clip.mp4"],
+    );
+    assert!(m.contains("loop"), "{m}");
     let a = argv(&task("make a gif that loops", &["clip.mp4"]));
     assert!(a.contains("clip.gif") && !a.contains("transpose"), "{a}");
     // "Take the audio out of it": extract or remove? Refused, not guessed.
@@ -2128,4 +2148,83 @@ fn joins_follow_the_order_named_and_take_sound_files() {
         "concatenate clip2.mp4 after clip.mp4",
         &["clip2.mp4", "clip.mp4"],
     );
+}
+
+/// Issue #33: a subtitle file added as a track is the subtitles' track, and converting its
+/// text is not re-encoding.
+#[test]
+fn a_subtitle_track_is_not_a_sound_or_a_reencode() {
+    let a = argv(&task(
+        "adiciona a legenda subs.srt como faixa que dá pra ligar e desligar no player, sem queimar na imagem",
+        &["clip.mp4", "subs.srt"],
+    ));
+    assert!(
+        a.contains("-map 1:s:0") && a.contains("-c:v copy") && !a.contains("subtitles="),
+        "{a}"
+    );
+    let a = argv(&task(
+        "ajoute subs.srt comme piste de sous-titres dans un mkv, sans réencoder la vidéo",
+        &["clip.mp4", "subs.srt"],
+    ));
+    assert!(a.contains("-c:v copy") && a.contains(".mkv"), "{a}");
+    refused(
+        "add subs.srt as a subtitle track and make it louder, without re-encoding",
+        &["clip.mp4", "subs.srt"],
+    );
+}
+
+/// Issue #33: how a GIF should look ("smooth", "a good palette", "looping") is read as such,
+/// and refused of anything but a GIF.
+#[test]
+fn how_a_gif_looks() {
+    let a = argv(&task(
+        "turn clip.mp4 into a gif thats smooth, mine always look jerky",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("fps=20") && a.contains("palettegen"), "{a}");
+    let a = argv(&task(
+        "un GIF de bonne qualité (belle palette) de 500 px de large avec les 2 premieres secondes",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("scale=500:") && a.contains("-t 2"), "{a}");
+    let a = argv(&task(
+        "make a looping gif of the first 3 seconds",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains(".gif"), "{a}");
+    let m = refused("convert it to mp4 and make it smooth", &["clip.mp4"]);
+    assert!(m.contains("GIF"), "{m}");
+}
+
+/// Issue #33: a size said beside the middle of the picture is a crop there, not a resize.
+#[test]
+fn a_size_beside_the_middle_is_a_crop() {
+    for said in [
+        "crop the middle of the video to 640x360",
+        "recorta o meio do vídeo em 640x360",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            a.contains("crop=640:360:320:180") && !a.contains("scale="),
+            "{said}: {a}"
+        );
+    }
+    assert!(argv(&task("keep the centre 600x600", &["clip.mp4"])).contains("crop=600:600:340:60"));
+}
+
+/// Issue #33: the other side that follows, and "this size" of a size named.
+#[test]
+fn the_other_side_follows_and_this_size_is_the_one_named() {
+    let a = argv(&task(
+        "i want the hight to be 480 and the width whatever keeps the aspect ratio right",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("scale=852:480"), "{a}");
+    let a = argv(&task(
+        "480x270 is enough. Bring the video to exactly this size.",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("480") && a.contains("270"), "{a}");
+    let m = refused("make it grayscale at this size", &["clip.mp4"]);
+    assert!(m.contains("no size was named"), "{m}");
 }

@@ -70,6 +70,9 @@ pub struct Wants {
     pub loop_to: Option<LoopTo>,
     /// "as long as the song": the result lasts as long as the sound it is given.
     pub length_of_sound: bool,
+    /// Words of how a GIF looks were said; `gif_smooth`: "smooth" among them.
+    pub gif_look: bool,
+    pub gif_smooth: bool,
     /// `Some(true)`: burnt into the picture; `Some(false)`: a subtitle track.
     pub subtitles: Option<bool>,
     pub acodec: Option<String>,
@@ -194,6 +197,7 @@ impl Wants {
         let mut rest_discarded = false;
         let mut margin = None;
         let (mut length_of_sound, mut not_longer, mut not_bars) = (false, false, false);
+        let mut that_size = false;
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -306,6 +310,11 @@ impl Wants {
                 Intent::LengthOfSound => length_of_sound = true,
                 Intent::NotLonger => not_longer = true,
                 Intent::NotBars => not_bars = true,
+                Intent::ThatSize => that_size = true,
+                Intent::GifLook { smooth } => {
+                    w.gif_look = true;
+                    w.gif_smooth |= smooth;
+                }
                 Intent::LoopTo(l) => {
                     if w.loop_to.is_some_and(|old| old != l) {
                         w.conflicts.push("loops".into());
@@ -593,6 +602,9 @@ impl Wants {
                 w.pad = Some(Pad::Dim(fw, fh));
                 w.resize = None;
             }
+        }
+        if that_size && w.resize.is_none() && w.pad.is_none() && w.crop.is_none() {
+            w.unsupported = Some("it asks for \"this size\", and no size was named".into());
         }
         w
     }

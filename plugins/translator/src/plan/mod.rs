@@ -39,6 +39,9 @@ use span::Span;
 /// Longest side of a GIF unless asked otherwise, and its frame rate.
 const GIF_WIDTH: u32 = 480;
 const GIF_FPS: f64 = 10.0;
+/// A "smooth" GIF's frame rate: 5 hundredths of a second a frame (GIF delays are counted in
+/// hundredths).
+const GIF_SMOOTH_FPS: f64 = 20.0;
 /// Length of a video made from a still picture when none is given.
 const STILL_SECONDS: f64 = 5.0;
 /// Share of the main picture's width a watermark gets, unless "small"/"large" says otherwise.
@@ -144,6 +147,12 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             kind: "video",
         });
     }
+    // "smooth", "a good palette", "looping" are said of a GIF; of a video they would be dropped.
+    if p.w.gif_look && p.mode != Mode::Gif {
+        return Err(PlanError::NotSupported(
+            "it says how a GIF should look (smooth, its palette, looping), and the output is not a GIF",
+        ));
+    }
     // "as long as the song": a picture looped to it or a still shown while it plays, else
     // nothing makes it so.
     if p.w.length_of_sound
@@ -233,7 +242,8 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         && task.outputs.iter().any(|o| {
             o.options
                 .windows(2)
-                .any(|w| w[0].starts_with("-c:") && w[1] != "copy")
+                // A subtitle track's text is converted (SRT to mov_text), not re-encoded.
+                .any(|w| w[0].starts_with("-c:") && w[0] != "-c:s" && w[1] != "copy")
         })
     {
         return Err(PlanError::NotSupported(

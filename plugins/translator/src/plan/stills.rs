@@ -2,7 +2,7 @@
 //! picture made from a picture.
 
 use super::choose::Join;
-use super::{GIF_FPS, GIF_WIDTH, PlanError, Planned, Planner};
+use super::{GIF_FPS, GIF_SMOOTH_FPS, GIF_WIDTH, PlanError, Planned, Planner};
 use crate::formats;
 use crate::intents::{Frames, Thumb};
 use crate::numbers::fmt_num;
@@ -137,7 +137,12 @@ impl Planner<'_> {
         chain.extend(self.picture_chain(false)?);
         chain.extend(self.video_timing()?);
         if self.w.fps.is_none() && self.w.fps_factor.is_none() {
-            let rate = self.main.fps().map_or(GIF_FPS, |r| r.min(GIF_FPS));
+            let most = if self.w.gif_smooth {
+                GIF_SMOOTH_FPS
+            } else {
+                GIF_FPS
+            };
+            let rate = self.main.fps().map_or(most, |r| r.min(most));
             chain.push(format!("fps={}", fmt_num(rate)));
         }
         if self.w.resize.is_none()
