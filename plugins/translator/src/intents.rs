@@ -308,6 +308,13 @@ pub enum Intent {
     NotBars,
     /// "this size": the size named elsewhere in the request.
     ThatSize,
+    /// "so there isn't a hard cut": what a crossfade does.
+    SoftJoin,
+    /// "don't upscale": a size asked for applies only if it is smaller than the picture's.
+    NoUpscale,
+    /// "for the first 5 seconds" (`Some((true, 5.0))`; the last: `false`) said of a watermark;
+    /// `None`: "after that the video should be clean", what such a span says of the rest.
+    ForSpan(Option<(bool, f64)>),
     /// How a GIF should look: `smooth` (a higher frame rate), or what every GIF here does (its
     /// own palette, looping).
     GifLook {
@@ -392,6 +399,9 @@ impl Intent {
                 | Intent::NotLonger
                 | Intent::NotBars
                 | Intent::ThatSize
+                | Intent::SoftJoin
+                | Intent::NoUpscale
+                | Intent::ForSpan(_)
                 | Intent::GifLook { .. }
                 | Intent::Noop
                 | Intent::BlurFill
@@ -1206,6 +1216,16 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "not-longer" => Some(Intent::NotLonger),
         "not-bars" => Some(Intent::NotBars),
         "that-size" => Some(Intent::ThatSize),
+        "soft-join" => Some(Intent::SoftJoin),
+        "no-upscale" => Some(Intent::NoUpscale),
+        "for-span" => match arg(0) {
+            "rest-clean" => Some(Intent::ForSpan(None)),
+            end => times(caps)
+                .first()
+                .copied()
+                .filter(|t| *t > 0.0)
+                .map(|t| Intent::ForSpan(Some((end == "head", t)))),
+        },
         "gif-look" => Some(Intent::GifLook {
             smooth: arg(0) == "smooth",
         }),

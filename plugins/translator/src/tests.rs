@@ -2228,3 +2228,146 @@ fn the_other_side_follows_and_this_size_is_the_one_named() {
     let m = refused("make it grayscale at this size", &["clip.mp4"]);
     assert!(m.contains("no size was named"), "{m}");
 }
+
+/// Issue #33: a crossfade's length said as "about 2 seconds long" is the crossfade's (it had
+/// cut the first clip to 2 s and placed the crossfade by its whole length), a cut beside a join
+/// is refused, and "no hard cut" is what a crossfade does.
+#[test]
+fn a_crossfade_and_the_cuts_beside_it() {
+    let a = argv(&task(
+        "Join clip.mp4 and clip2.mp4 with a cross dissolve between them, about 2 seconds long, so there isn't a hard cut.",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(
+        a.contains("xfade=transition=fade:duration=2:offset=8") && !a.contains("-t 2"),
+        "{a}"
+    );
+    for said in [
+        "keep the first 5 seconds of clip.mp4 and crossfade it into clip2.mp4",
+        "crossfade the clips and keep only the first 5 seconds",
+        "join the clips and cut the first 2 seconds",
+    ] {
+        let m = refused(said, &["clip.mp4", "clip2.mp4"]);
+        assert!(m.contains("cut first, then join"), "{said}: {m}");
+    }
+    let m = refused(
+        "join them so there isn't a hard cut",
+        &["clip.mp4", "clip2.mp4"],
+    );
+    assert!(m.contains("crossfade"), "{m}");
+    // "16 bit" of a WAV: its sample format.
+    assert!(
+        argv(&task(
+            "song.mp3 as an uncompressed wav, 16 bit",
+            &["song.mp3"]
+        ))
+        .contains("pcm_s16le")
+    );
+}
+
+/// Issue #33: a watermark shown for part of the time (it had added 5 s of frozen picture),
+/// a change to part of the time refused, and a fade beside music mixed in refused (it had faded
+/// the whole video).
+#[test]
+fn a_watermark_for_part_of_the_time() {
+    let a = argv(&task(
+        "add the logo for the first 5 seconds",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(
+        a.contains("enable='between(t,0,5)'") && !a.contains("tpad"),
+        "{a}"
+    );
+    let a = argv(&task(
+        "I only want our logo in the bottom-right corner for the first 5 seconds, after that the video should be clean.",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("enable='between(t,0,5)'"), "{a}");
+    let a = argv(&task(
+        "show the watermark during the last 3 seconds",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("enable='between(t,7,10)'"), "{a}");
+    let m = refused(
+        "make it black and white for the first 5 seconds",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("part of the time"), "{m}");
+    let m = refused(
+        "add song.mp3 as background music and fade it out at the end",
+        &["clip.mp4", "song.mp3"],
+    );
+    assert!(m.contains("fade"), "{m}");
+    // Added time is still added time.
+    assert!(argv(&task("add 5 seconds of black at the start", &["clip.mp4"])).contains("tpad"));
+}
+
+/// Issue #33: "don't upscale" keeps a size that would not shrink the picture, and "reduce the
+/// frame rate by half" halves it.
+#[test]
+fn no_upscale_and_half_the_frame_rate() {
+    let a = argv(&task("make it 480p but dont upscale", &["clip.mp4"]));
+    assert!(a.contains("scale=852:480"), "{a}");
+    let a = argv(&task("make it 480p but don't upscale", &["short.mp4"]));
+    assert!(!a.contains("scale="), "{a}");
+    let a = argv(&task("reduce the frame rate by half", &["clip.mp4"]));
+    assert!(a.contains("fps=15"), "{a}");
+}
+
+/// Issue #33: the sound removed from a part of the time is that part muted (it had cut the
+/// last 3 seconds off the video), and one channel's change is refused (it had changed both).
+#[test]
+fn sound_removed_from_a_part_is_muted_there() {
+    let a = argv(&task("remove the sound from 0:02 to 0:04", &["clip.mp4"]));
+    assert!(
+        a.contains("between(t,2,4)':volume=0") && !a.contains("-ss") && !a.contains("-t "),
+        "{a}"
+    );
+    let a = argv(&task(
+        "remove the audio from the first 3 seconds",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("between(t,0,3)':volume=0"), "{a}");
+    refused("remove the audio from the last 3 seconds", &["clip.mp4"]);
+    let m = refused("make the left channel louder", &["clip.mp4"]);
+    assert!(m.contains("channel"), "{m}");
+}
+
+/// Issue #33: "half the size" said of the file, or beside a compression, is the file's size
+/// (it had halved the picture as well).
+#[test]
+fn the_files_size_is_not_the_pictures() {
+    for said in [
+        "make the file half the size",
+        "compress to 50% of the original size",
+        "compress it to half the size",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(!a.contains("scale=") && a.contains("-b:v"), "{said}: {a}");
+    }
+    let a = argv(&task(
+        "compress it and make it half the resolution",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("scale=640:360"), "{a}");
+}
+
+/// Issue #33: a colour named is the bars', the borders' or the fades' ("fade to white" had
+/// faded to black), or refused ("burn the subtitles in yellow" had burnt them white).
+#[test]
+fn a_colour_named_is_used_or_refused() {
+    let a = argv(&task("fade to white at the end", &["clip.mp4"]));
+    assert!(a.contains("fade=t=out:st=9:d=1:color=white"), "{a}");
+    let a = argv(&task("fade in from white", &["clip.mp4"]));
+    assert!(a.contains("fade=t=in:st=0:d=1:color=white"), "{a}");
+    let a = argv(&task(
+        "pad it to a square with white bars and fade in",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("color=white,fade=t=in:st=0:d=1 "),
+        "the fade stays black: {a}"
+    );
+    let m = refused("burn the subtitles in yellow", &["clip.mp4", "subs.srt"]);
+    assert!(m.contains("colour"), "{m}");
+}

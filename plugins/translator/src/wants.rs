@@ -53,8 +53,14 @@ pub struct Wants {
     pub grayscale: bool,
     pub overlay: bool,
     pub overlay_size: Option<f64>,
+    /// The colour the picture fades from or to ("fade to white"); black when `None`.
+    pub fade_color: Option<String>,
+    /// "don't upscale": a size asked for applies only where it makes the picture smaller.
+    pub no_upscale: bool,
     /// The watermark's distance from the edges, in pixels.
     pub overlay_margin: Option<u32>,
+    /// The watermark shown only at the start (`true`) or the end, for so many seconds.
+    pub overlay_span: Option<(bool, f64)>,
     pub opacity: Option<f64>,
     pub concat: bool,
     /// `Some(true)`: side by side.
@@ -197,7 +203,7 @@ impl Wants {
         let mut rest_discarded = false;
         let mut margin = None;
         let (mut length_of_sound, mut not_longer, mut not_bars) = (false, false, false);
-        let mut that_size = false;
+        let (mut that_size, mut soft_join, mut rest_clean) = (false, false, false);
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -221,7 +227,13 @@ impl Wants {
                     kind,
                     secs,
                     audio_only,
-                } => w.fades.push((kind, secs, audio_only)),
+                } => {
+                    // "fade to white": the fade's colour (the picture fades to black otherwise).
+                    if words.split(' ').any(|x| x.ends_with("white")) {
+                        w.fade_color = Some("white".into());
+                    }
+                    w.fades.push((kind, secs, audio_only))
+                }
                 Intent::AudioFilter(f) => w.afilters.push(f),
                 Intent::VideoFilter(f) => {
                     if !w.vfilters.contains(&f) {
@@ -311,6 +323,15 @@ impl Wants {
                 Intent::NotLonger => not_longer = true,
                 Intent::NotBars => not_bars = true,
                 Intent::ThatSize => that_size = true,
+                Intent::SoftJoin => soft_join = true,
+                Intent::NoUpscale => w.no_upscale = true,
+                Intent::ForSpan(Some(span)) => {
+                    if w.overlay_span.is_some_and(|old| old != span) {
+                        w.conflicts.push("spans".into());
+                    }
+                    w.overlay_span = Some(span)
+                }
+                Intent::ForSpan(None) => rest_clean = true,
                 Intent::GifLook { smooth } => {
                     w.gif_look = true;
                     w.gif_smooth |= smooth;
@@ -371,6 +392,23 @@ impl Wants {
                 w.vfilters.retain(|f| !f.starts_with("gblur"));
             }
         }
+        // "for the first 5 seconds" places a watermark in time; of anything else it is a
+        // change to a part of the time, which is not made (and trimming would drop the rest).
+        if (w.overlay_span.is_some() || rest_clean) && !w.overlay {
+            w.unsupported = Some(
+                "it asks for a change to a part of the time only, which this translator does not do (only a watermark can be shown for part of the time)".into(),
+            );
+        }
+        if rest_clean && w.overlay_span.is_none() {
+            w.unsupported = Some(
+                "it says the rest should be clean, and not for how long the watermark is shown (\"only for the first 5 seconds\")".into(),
+            );
+        }
+        if soft_join && w.crossfade.is_none() {
+            w.unsupported = Some(
+                "it asks for no hard cut between the clips, and no crossfade was asked for (\"join them with a 1 second crossfade\")".into(),
+            );
+        }
         if not_bars && !w.blur_fill {
             w.unsupported = Some(
                 "\"instead of black bars\" says what the padding should not be, not what fills it (\"fill it with a blurred copy of the video\") or whether to crop".into(),
@@ -382,6 +420,26 @@ impl Wants {
         // The picture repeated for as long as the sound lasts: that sound is the output's.
         if w.loop_to == Some(LoopTo::Picture) && !(w.add_track || w.mix_audio || w.add_audio) {
             w.replace_audio = true;
+        }
+        // "compress it to half the size", "compress to 50% of the original size": beside a
+        // compression, a size said without "resolution", "dimensions" or "width" is the file's
+        // (it had halved the picture's width and height as well).
+        if w.compress.is_some()
+            && let Some((Resize::Factor(f), _)) = slots.resize
+            && f < 1.0
+            && u.heard.iter().any(|(i, said)| {
+                matches!(i, Intent::Resize(Resize::Factor(_)))
+                    && said.split(' ').any(|x| x == "size")
+                    && !said.split(' ').any(|x| {
+                        matches!(
+                            x,
+                            "resolution" | "dimensions" | "width" | "scale" | "res" | "pixels"
+                        )
+                    })
+            })
+        {
+            slots.resize = None;
+            w.target_factor.get_or_insert(f);
         }
         // A distance from the edges places the watermark; without one, "a 10 px margin" is a
         // border and "10 px from the edges" names nothing it could place.
@@ -554,9 +612,16 @@ impl Wants {
         // "a crossfade ... with a 1 second overlap": a time with no role of its own is the
         // crossfade's length, never the output's; one second when none is named.
         if w.crossfade == Some(0.0) {
-            w.crossfade = Some(match w.loose_time {
-                Some(t) if w.trims.is_empty() && t > 0.0 => {
+            w.crossfade = Some(match (w.loose_time, w.trims.as_slice()) {
+                (Some(t), []) if t > 0.0 => {
                     w.loose_time = None;
+                    t
+                }
+                // "a cross dissolve, about 1 second long": the length said is the dissolve's,
+                // never a cut of the first clip (it had kept 1 s of it).
+                (None, [Trim::Duration(t)]) if *t > 0.0 => {
+                    let t = *t;
+                    w.trims.clear();
                     t
                 }
                 _ => 1.0,
@@ -602,6 +667,10 @@ impl Wants {
                 w.pad = Some(Pad::Dim(fw, fh));
                 w.resize = None;
             }
+        }
+        // "fade in from white": a colour beside fades and no padding is the fades'.
+        if w.pad.is_none() && w.fades.iter().any(|f| !f.2) && w.fade_color.is_none() {
+            w.fade_color = w.color.take();
         }
         if that_size && w.resize.is_none() && w.pad.is_none() && w.crop.is_none() {
             w.unsupported = Some("it asks for \"this size\", and no size was named".into());

@@ -112,10 +112,22 @@ impl Planner<'_> {
         } else {
             ""
         };
+        // Shown for part of the time only: the first or the last seconds.
+        let shown = match (self.w.overlay_span, self.out_duration()) {
+            (Some((true, t)), _) => format!(":enable='between(t,0,{})'", fmt_num(t)),
+            (Some((false, t)), Some(d)) => {
+                format!(
+                    ":enable='between(t,{},{})'",
+                    fmt_num((d - t).max(0.0)),
+                    fmt_num(d)
+                )
+            }
+            _ => String::new(),
+        };
         c.graph
             .push(format!("[{li}:v]{}[logo]", logo_chain.join(",")));
         c.graph.push(format!(
-            "[{mi}:v][logo]overlay={x}:{y}{shortest}{}[v]",
+            "[{mi}:v][logo]overlay={x}:{y}{shortest}{shown}{}[v]",
             tail(&c.vchain)
         ));
         self.maps.push("[v]".into());

@@ -147,6 +147,15 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             kind: "video",
         });
     }
+    // "burn the subtitles in yellow" had burnt them white: a colour only padding and fades
+    // take (added time's colour is its own) is refused where nothing takes it.
+    if let Some(c) = &p.w.color
+        && (p.w.pad.is_none() || p.w.blur_fill)
+    {
+        return Err(PlanError::Unsupported(format!(
+            "it names a colour ({c}), and nothing asked takes one here (only bars, borders and fades are coloured)"
+        )));
+    }
     // "smooth", "a good palette", "looping" are said of a GIF; of a video they would be dropped.
     if p.w.gif_look && p.mode != Mode::Gif {
         return Err(PlanError::NotSupported(
@@ -161,6 +170,21 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     {
         return Err(PlanError::NotSupported(
             "it asks for the result to last as long as the sound, and nothing asked makes it so (\"loop the video until the song ends\")",
+        ));
+    }
+    // "add song.mp3 as background music and fade it out at the end": "it" is the music, and
+    // the fade had been made to the whole video and its sound; which is meant cannot be told.
+    if matches!(p.join, Join::Mix(_)) && !p.w.fades.is_empty() {
+        return Err(PlanError::NotSupported(
+            "with music mixed in, what a fade applies to (the music, or the whole video and its sound) cannot be told; fade the music first, then mix it in",
+        ));
+    }
+    // "keep the first 5 seconds and crossfade into clip2.mp4", "crossfade them and keep the
+    // first 5 seconds": the cut is one clip's or the result's, which cannot be told; it had
+    // cut the first clip and placed the crossfade by its uncut length.
+    if matches!(p.join, Join::Concat(_)) && !p.w.trims.is_empty() {
+        return Err(PlanError::NotSupported(
+            "joining clips and cutting in the same request is not supported (which clip, or the result, is cut cannot be told); cut first, then join",
         ));
     }
     // One input repeated until the other ends joins a picture and a sound in a video.
@@ -235,6 +259,12 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         ));
     }
     p.span = p.span()?;
+    // The last seconds of a watermark are counted back from an end that must be known.
+    if matches!(p.w.overlay_span, Some((false, _))) && p.out_duration().is_none() {
+        return Err(PlanError::NotSupported(
+            "a watermark shown for the last seconds needs the video's length, which is unknown",
+        ));
+    }
     let no_reencode = p.w.no_reencode;
     let task = p.build()?;
     // "without re-encoding": a task that encodes would do what was asked not to be done.

@@ -89,9 +89,22 @@ impl Planner<'_> {
         }
         if let Some(r) = self.w.resize.clone().or_else(|| self.compress_resize(dims)) {
             let (filter, tag, new) = resize::filter(&r, dims, self.w.keep_aspect, round);
-            self.tag(tag);
-            chain.push(filter);
-            dims = new;
+            // "720p, but don't upscale": a size that would not make the picture smaller is
+            // left out; unknown sizes cannot be compared, so that is refused.
+            let enlarges = match (dims, new) {
+                (Some((iw, ih)), Some((nw, nh))) => nw >= iw && nh >= ih,
+                _ if self.w.no_upscale => {
+                    return Err(PlanError::NotSupported(
+                        "\"don't upscale\" needs the picture's size, which is unknown",
+                    ));
+                }
+                _ => false,
+            };
+            if !(self.w.no_upscale && enlarges) {
+                self.tag(tag);
+                chain.push(filter);
+                dims = new;
+            }
         }
         if let Some(p) = self.w.pad.clone() {
             self.tag(if matches!(p, Pad::Border(_)) {

@@ -83,13 +83,18 @@ impl Planner<'_> {
                 .unwrap_or(1.0)
                 .min(total.map_or(f64::MAX, |t| t / 2.0))
                 .max(0.1);
+            // From or to the colour named ("fade to white"); black when none is.
+            let color = match self.w.fade_color.as_deref() {
+                Some(c) if !audio && c != "black" => format!(":color={c}"),
+                _ => String::new(),
+            };
             if matches!(kind, FadeKind::In | FadeKind::Both) {
-                out.push(format!("{name}=t=in:st=0:d={}", fmt_num(d)));
+                out.push(format!("{name}=t=in:st=0:d={}{color}", fmt_num(d)));
             }
             if matches!(kind, FadeKind::Out | FadeKind::Both) {
                 let total = total.ok_or_else(|| self.unknown_length("fading out"))?;
                 out.push(format!(
-                    "{name}=t=out:st={}:d={}",
+                    "{name}=t=out:st={}:d={}{color}",
                     fmt_num((total - d).max(0.0)),
                     fmt_num(d)
                 ));
