@@ -2331,6 +2331,12 @@ fn sound_removed_from_a_part_is_muted_there() {
     refused("remove the audio from the last 3 seconds", &["clip.mp4"]);
     let m = refused("make the left channel louder", &["clip.mp4"]);
     assert!(m.contains("channel"), "{m}");
+    // What one channel's words do ask for is still done.
+    assert!(argv(&task("keep only the left channel", &["clip.mp4"])).contains("pan=mono|c0=c0"));
+    assert!(
+        argv(&task("swap the left and right channels", &["clip.mp4"]))
+            .contains("pan=stereo|c0=c1|c1=c0")
+    );
 }
 
 /// Issue #33: "half the size" said of the file, or beside a compression, is the file's size
