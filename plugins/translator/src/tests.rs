@@ -2250,6 +2250,11 @@ fn a_crossfade_and_the_cuts_beside_it() {
         let m = refused(said, &["clip.mp4", "clip2.mp4"]);
         assert!(m.contains("cut first, then join"), "{said}: {m}");
     }
+    let a = argv(&task(
+        "Crossfade from clip.mp4 into clip2.mp4 with a 1 second overlap, no going to black in between.",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(a.contains("xfade=transition=fade:duration=1"), "{a}");
     let m = refused(
         "join them so there isn't a hard cut",
         &["clip.mp4", "clip2.mp4"],
