@@ -364,6 +364,37 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "make it 720p and give it a dreamy glow",
             "but not \"dreamy glow\"",
         ),
+        // The fifth pass's refusals (2026-11-27), each once answered with another file or
+        // new: a clause no part of the task can honour is named, never dropped.
+        (
+            "make it black and white for the first 5 seconds",
+            "a change to a part of the time only",
+        ),
+        (
+            "make the left channel louder",
+            "changing one channel of the sound",
+        ),
+        (
+            "convert it to mp4 and make it smooth",
+            "how a GIF should look",
+        ),
+        (
+            "make it grayscale, not longer",
+            "\"not longer\" limits a length",
+        ),
+        (
+            "make it 9:16 instead of black bars",
+            "\"instead of black bars\" says what the padding should not be",
+        ),
+        ("make it grayscale at this size", "no size was named"),
+        (
+            "make it grayscale, 10 px from the edges",
+            "a distance from the edges places a picture laid over the video",
+        ),
+        (
+            "convert it to webm and make it red",
+            "it names a colour (red)",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s
