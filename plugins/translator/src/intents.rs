@@ -124,6 +124,21 @@ pub enum Fill {
     Color(String),
 }
 
+/// What a `Qualifies` intent says of the rest of the request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Qualifier {
+    /// "..., not longer": the length just named is a limit.
+    NotLonger,
+    /// "instead of black bars": what a blurred fill replaces.
+    NotBars,
+    /// "this size": the size named elsewhere in the request.
+    ThatSize,
+    /// "so there isn't a hard cut": what a crossfade does.
+    SoftJoin,
+    /// "after that the video should be clean": what a watermark's span says of the rest.
+    RestClean,
+}
+
 /// Which input repeats until the other ends: the added sound under the picture, or the
 /// picture under the sound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -302,19 +317,13 @@ pub enum Intent {
     /// "as long as the song": what a picture looped to the sound's length (or a still made
     /// into a video with it) gives; refused where nothing else does.
     LengthOfSound,
-    /// "..., not longer": the length just named is a limit.
-    NotLonger,
-    /// "instead of black bars": what a blurred fill replaces.
-    NotBars,
-    /// "this size": the size named elsewhere in the request.
-    ThatSize,
-    /// "so there isn't a hard cut": what a crossfade does.
-    SoftJoin,
+    /// Words that only say something of what else is asked ("not longer", "instead of black
+    /// bars"): accounted for where that is asked, refused where it is not (`wants.rs`).
+    Qualifies(Qualifier),
     /// "don't upscale": a size asked for applies only if it is smaller than the picture's.
     NoUpscale,
-    /// "for the first 5 seconds" (`Some((true, 5.0))`; the last: `false`) said of a watermark;
-    /// `None`: "after that the video should be clean", what such a span says of the rest.
-    ForSpan(Option<(bool, f64)>),
+    /// "for the first 5 seconds" (`(true, 5.0)`; the last: `false`) said of a watermark.
+    ForSpan((bool, f64)),
     /// How a GIF should look: `smooth` (a higher frame rate), or what every GIF here does (its
     /// own palette, looping).
     GifLook {
@@ -396,10 +405,7 @@ impl Intent {
                 }
                 | Intent::Opacity(_)
                 | Intent::LengthOfSound
-                | Intent::NotLonger
-                | Intent::NotBars
-                | Intent::ThatSize
-                | Intent::SoftJoin
+                | Intent::Qualifies(_)
                 | Intent::NoUpscale
                 | Intent::ForSpan(_)
                 | Intent::GifLook { .. }
@@ -1213,18 +1219,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .filter(|s| *s > 0.0 && *s <= 3600.0)
             .map(Intent::LoopFor),
         "length-of" => Some(Intent::LengthOfSound),
-        "not-longer" => Some(Intent::NotLonger),
-        "not-bars" => Some(Intent::NotBars),
-        "that-size" => Some(Intent::ThatSize),
-        "soft-join" => Some(Intent::SoftJoin),
+        "not-longer" => Some(Intent::Qualifies(Qualifier::NotLonger)),
+        "not-bars" => Some(Intent::Qualifies(Qualifier::NotBars)),
+        "that-size" => Some(Intent::Qualifies(Qualifier::ThatSize)),
+        "soft-join" => Some(Intent::Qualifies(Qualifier::SoftJoin)),
         "no-upscale" => Some(Intent::NoUpscale),
         "for-span" => match arg(0) {
-            "rest-clean" => Some(Intent::ForSpan(None)),
+            "rest-clean" => Some(Intent::Qualifies(Qualifier::RestClean)),
             end => times(caps)
                 .first()
                 .copied()
                 .filter(|t| *t > 0.0)
-                .map(|t| Intent::ForSpan(Some((end == "head", t)))),
+                .map(|t| Intent::ForSpan((end == "head", t))),
         },
         "gif-look" => Some(Intent::GifLook {
             smooth: arg(0) == "smooth",

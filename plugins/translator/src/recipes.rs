@@ -74,16 +74,7 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
         if !intent.is_action() || matches!(intent, Intent::Recipe(_)) {
             continue;
         }
-        // "the .vtt file" beside a storyboard is its WebVTT, not a subtitle track.
-        if name == "storyboard"
-            && matches!(intent, Intent::Subtitles { burn: false })
-            && words
-                .split(' ')
-                .all(|w| matches!(w, "vtt" | ".vtt" | "webvtt"))
-        {
-            continue;
-        }
-        if !setting(name, intent, &mut params) {
+        if !setting(name, intent, words, &mut params) {
             others.push(format!("\"{words}\""));
         }
     }
@@ -106,7 +97,7 @@ pub fn answer(u: &Understanding, offered: &[OfferedRecipe]) -> Option<Result<Ans
 /// seconds" the storyboard's interval, "thumbnails 120 px wide" its frames' width, "a
 /// waveform image 640x320" its size. Values outside
 /// the recipe's schema are not its settings (so they are refused, never clamped).
-fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
+fn setting(name: &str, intent: &Intent, words: &str, params: &mut Value) -> bool {
     let streaming = name == "hls" || name == "dash";
     match (name, intent) {
         ("loudness", Intent::Normalize(target)) => {
@@ -143,6 +134,10 @@ fn setting(name: &str, intent: &Intent, params: &mut Value) -> bool {
         // The thumbnails and the WebVTT file are what a storyboard is made of.
         ("storyboard", Intent::Thumb(Thumb::Default)) => true,
         ("storyboard", Intent::SubtitleFormat(f)) => f == "vtt",
+        // "the .vtt file" alone reads as a subtitle track; beside a storyboard it is its WebVTT.
+        ("storyboard", Intent::Subtitles { burn: false }) => words
+            .split(' ')
+            .all(|w| matches!(w, "vtt" | ".vtt" | "webvtt")),
         ("storyboard", Intent::Frames(Frames::Every(s))) if (0.5..=600.0).contains(s) => {
             params["interval_s"] = json!(s);
             true

@@ -3,8 +3,8 @@
 //! ones of the same kind ("convert to mp4 ... actually webm").
 
 use crate::intents::{
-    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, LoopTo, Pad, Resize, Strength,
-    Thumb, Trim, Understanding,
+    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, LoopTo, Pad, Qualifier, Resize,
+    Strength, Thumb, Trim, Understanding,
 };
 
 #[derive(Debug, Default)]
@@ -120,6 +120,46 @@ pub struct Wants {
     pub conflicts: Vec<String>,
 }
 
+impl Qualifier {
+    /// Why the request lacks what this says something of, if it does.
+    fn unmet(self, w: &Wants) -> Option<&'static str> {
+        let met = match self {
+            Qualifier::NotLonger => {
+                w.length_of_sound
+                    || w.loop_to.is_some()
+                    || w.loop_for.is_some()
+                    || w.crossfade.is_some()
+                    || w.trims.iter().any(|t| {
+                        matches!(
+                            t,
+                            Trim::Duration(_)
+                                | Trim::Range(..)
+                                | Trim::KeepHead(_)
+                                | Trim::KeepTail(_)
+                        )
+                    })
+            }
+            Qualifier::NotBars => w.blur_fill,
+            Qualifier::ThatSize => w.resize.is_some() || w.pad.is_some() || w.crop.is_some(),
+            Qualifier::SoftJoin => w.crossfade.is_some(),
+            Qualifier::RestClean => w.overlay_span.is_some(),
+        };
+        (!met).then_some(match self {
+            Qualifier::NotLonger => "\"not longer\" limits a length, and no length was named",
+            Qualifier::NotBars => {
+                "\"instead of black bars\" says what the padding should not be, not what fills it (\"fill it with a blurred copy of the video\") or whether to crop"
+            }
+            Qualifier::ThatSize => "it asks for \"this size\", and no size was named",
+            Qualifier::SoftJoin => {
+                "it asks for no hard cut between the clips, and no crossfade was asked for (\"join them with a 1 second crossfade\")"
+            }
+            Qualifier::RestClean => {
+                "it says the rest should be clean, and not for how long the watermark is shown (\"only for the first 5 seconds\")"
+            }
+        })
+    }
+}
+
 /// A blur said in one word, as an adjective of what it is beside.
 const BLUR_WORDS: &[&str] = &["blurred", "blurry", "blur"];
 
@@ -202,8 +242,7 @@ impl Wants {
         let (mut split, mut part_count) = (false, None);
         let mut rest_discarded = false;
         let mut margin = None;
-        let (mut length_of_sound, mut not_longer, mut not_bars) = (false, false, false);
-        let (mut that_size, mut soft_join, mut rest_clean) = (false, false, false);
+        let mut qualifiers = Vec::new();
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -319,19 +358,15 @@ impl Wants {
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
                 Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
-                Intent::LengthOfSound => length_of_sound = true,
-                Intent::NotLonger => not_longer = true,
-                Intent::NotBars => not_bars = true,
-                Intent::ThatSize => that_size = true,
-                Intent::SoftJoin => soft_join = true,
+                Intent::LengthOfSound => w.length_of_sound = true,
+                Intent::Qualifies(q) => qualifiers.push(q),
                 Intent::NoUpscale => w.no_upscale = true,
-                Intent::ForSpan(Some(span)) => {
+                Intent::ForSpan(span) => {
                     if w.overlay_span.is_some_and(|old| old != span) {
                         w.conflicts.push("spans".into());
                     }
                     w.overlay_span = Some(span)
                 }
-                Intent::ForSpan(None) => rest_clean = true,
                 Intent::GifLook { smooth } => {
                     w.gif_look = true;
                     w.gif_smooth |= smooth;
@@ -368,16 +403,6 @@ impl Wants {
                 Intent::Noop => {}
             }
         }
-        w.length_of_sound = length_of_sound;
-        let length_named = length_of_sound
-            || w.loop_to.is_some()
-            || w.loop_for.is_some()
-            || w.trims.iter().any(|t| {
-                matches!(
-                    t,
-                    Trim::Duration(_) | Trim::Range(..) | Trim::KeepHead(_) | Trim::KeepTail(_)
-                )
-            });
         // "a blurred, zoomed copy filling the space": the lone "blurred" is the fill's look,
         // not a blur of the whole picture.
         if w.blur_fill {
@@ -394,28 +419,10 @@ impl Wants {
         }
         // "for the first 5 seconds" places a watermark in time; of anything else it is a
         // change to a part of the time, which is not made (and trimming would drop the rest).
-        if (w.overlay_span.is_some() || rest_clean) && !w.overlay {
+        if w.overlay_span.is_some() && !w.overlay {
             w.unsupported = Some(
                 "it asks for a change to a part of the time only, which this translator does not do (only a watermark can be shown for part of the time)".into(),
             );
-        }
-        if rest_clean && w.overlay_span.is_none() {
-            w.unsupported = Some(
-                "it says the rest should be clean, and not for how long the watermark is shown (\"only for the first 5 seconds\")".into(),
-            );
-        }
-        if soft_join && w.crossfade.is_none() {
-            w.unsupported = Some(
-                "it asks for no hard cut between the clips, and no crossfade was asked for (\"join them with a 1 second crossfade\")".into(),
-            );
-        }
-        if not_bars && !w.blur_fill {
-            w.unsupported = Some(
-                "\"instead of black bars\" says what the padding should not be, not what fills it (\"fill it with a blurred copy of the video\") or whether to crop".into(),
-            );
-        }
-        if not_longer && !length_named {
-            w.unsupported = Some("\"not longer\" limits a length, and no length was named".into());
         }
         // The picture repeated for as long as the sound lasts: that sound is the output's.
         if w.loop_to == Some(LoopTo::Picture) && !(w.add_track || w.mix_audio || w.add_audio) {
@@ -672,8 +679,10 @@ impl Wants {
         if w.pad.is_none() && w.fades.iter().any(|f| !f.2) && w.fade_color.is_none() {
             w.fade_color = w.color.take();
         }
-        if that_size && w.resize.is_none() && w.pad.is_none() && w.crop.is_none() {
-            w.unsupported = Some("it asks for \"this size\", and no size was named".into());
+        for q in qualifiers {
+            if let Some(why) = q.unmet(&w) {
+                w.unsupported = Some(why.into());
+            }
         }
         w
     }
