@@ -395,6 +395,27 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "convert it to webm and make it red",
             "it names a colour (red)",
         ),
+        // Sixth pass (2026-11-27).
+        (
+            "convert short.mp4 first to webm",
+            "it says which clip comes first, and no join of clips was asked for",
+        ),
+        (
+            "make it black and white and crop the left and right",
+            "it says which edges to crop",
+        ),
+        (
+            "speed it up 2x, as long as the video",
+            "to last as long as the video",
+        ),
+        (
+            "scale it to the same size as clip.mp4",
+            "matching another file's size",
+        ),
+        (
+            "download https://www.youtube.com/watch?v=x and make a gif",
+            "cannot download or fetch anything from a site or a link",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -137,6 +137,9 @@ pub enum Qualifier {
     SoftJoin,
     /// "after that the video should be clean": what a watermark's span says of the rest.
     RestClean,
+    /// "crop the left and right" ("the top and bottom"): how a crop to a narrower (wider)
+    /// shape is made; `true` for the sides.
+    CropSides(bool),
 }
 
 /// Which input repeats until the other ends: the added sound under the picture, or the
@@ -296,6 +299,11 @@ pub enum Intent {
     },
     Opacity(f64),
     Concat,
+    /// Files in the order they are joined: "stick b.mp4 on the end of a.mp4" (a, b; a join
+    /// itself), "a.mp4 first" (an order of the join asked elsewhere).
+    JoinOrder(Vec<String>),
+    /// Bars (letterbox, pillarbox) with no frame named: the size named elsewhere, else 16:9.
+    Bars,
     Stack {
         horizontal: bool,
     },
@@ -317,6 +325,8 @@ pub enum Intent {
     /// "as long as the song": what a picture looped to the sound's length (or a still made
     /// into a video with it) gives; refused where nothing else does.
     LengthOfSound,
+    /// "as long as the video": the result ends with the picture's input.
+    LengthOfPicture,
     /// Words that only say something of what else is asked ("not longer", "instead of black
     /// bars"): accounted for where that is asked, refused where it is not (`wants.rs`).
     Qualifies(Qualifier),
@@ -405,6 +415,7 @@ impl Intent {
                 }
                 | Intent::Opacity(_)
                 | Intent::LengthOfSound
+                | Intent::LengthOfPicture
                 | Intent::Qualifies(_)
                 | Intent::NoUpscale
                 | Intent::ForSpan(_)
@@ -492,10 +503,10 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .zip(&described)
         .filter(|(_, d)| !**d)
-        .map(|(h, _)| std::mem::discriminant(&h.value))
+        .map(|(h, _)| kind_of_change(&h.value))
         .collect();
     for (h, d) in hits.iter_mut().zip(described) {
-        if d && asked.contains(&std::mem::discriminant(&h.value)) {
+        if d && asked.contains(&kind_of_change(&h.value)) {
             h.value = Intent::Noop;
         } else if d {
             let words = grammar::words_of(&tokens, h);
@@ -596,6 +607,15 @@ const PLACES: &[&str] = &["top", "bottom", "left", "right", "upper", "lower"];
 /// The changes that, said after "is"/"has"/"looks", describe the file rather than ask for them
 /// (`grammar::described`). Not a size or a format ("it's too big", "the TV only reads mp4": what
 /// is wanted follows from them), nor a hint of how it was filmed.
+/// What a described state and an asked change are compared by: "too quiet, normalize the
+/// loudness" asks for a change of the same kind as the state it names.
+fn kind_of_change(intent: &Intent) -> std::mem::Discriminant<Intent> {
+    match intent {
+        Intent::Normalize(_) => std::mem::discriminant(&Intent::Volume(Level::Db(0.0))),
+        other => std::mem::discriminant(other),
+    }
+}
+
 fn describes(intent: &Intent) -> bool {
     matches!(
         intent,
@@ -603,6 +623,7 @@ fn describes(intent: &Intent) -> bool {
             | Intent::AudioFilter(_)
             | Intent::Volume(_)
             | Intent::Pad(_)
+            | Intent::Bars
             | Intent::Rotate(_)
             | Intent::Flip { .. }
             | Intent::Grayscale
@@ -804,6 +825,21 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "vfilter" => Some(Intent::VideoFilter(arg(0).to_string())),
         "denoise" => Some(Intent::Denoise),
         "replace-audio" => Some(Intent::ReplaceAudio),
+        // "the video of a.mp4 and the audio of song.mp3": only with a sound file last, so the
+        // picture's file is the only video (two videos named so would hang on input order).
+        "replace-audio-file" => caps
+            .iter()
+            .rev()
+            .find_map(|c| match &c.cap {
+                Cap::File(f) => Some(f),
+                _ => None,
+            })
+            .is_some_and(|f| {
+                crate::media::ext(f)
+                    .and_then(crate::formats::by_ext)
+                    .is_some_and(|fm| fm.kind == crate::formats::Kind::Audio)
+            })
+            .then_some(Intent::ReplaceAudio),
         "add-track" => Some(Intent::AddTrack),
         "mix-audio" => Some(Intent::MixAudio),
         "add-audio" => Some(Intent::AddAudio),
@@ -1070,7 +1106,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 Some((Value::Hz(h) | Value::Bitrate(h), _)) => Some(*h),
                 Some((Value::Num(n), _)) if *n < 1000.0 => Some(n * 1000.0),
                 Some((Value::Num(n), _)) => Some(*n),
-                _ => None,
+                // A rate the rule names ("CD quality": 44100).
+                _ => arg(0).parse::<f64>().ok(),
             };
             hz.filter(|h| (8000.0..=192_000.0).contains(h))
                 .map(|h| Intent::SampleRate(h.round() as u32))
@@ -1218,11 +1255,13 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             .copied()
             .filter(|s| *s > 0.0 && *s <= 3600.0)
             .map(Intent::LoopFor),
+        "length-of" if arg(0) == "picture" => Some(Intent::LengthOfPicture),
         "length-of" => Some(Intent::LengthOfSound),
         "not-longer" => Some(Intent::Qualifies(Qualifier::NotLonger)),
         "not-bars" => Some(Intent::Qualifies(Qualifier::NotBars)),
         "that-size" => Some(Intent::Qualifies(Qualifier::ThatSize)),
         "soft-join" => Some(Intent::Qualifies(Qualifier::SoftJoin)),
+        "crop-sides" => Some(Intent::Qualifies(Qualifier::CropSides(arg(0) == "sides"))),
         "no-upscale" => Some(Intent::NoUpscale),
         "for-span" => match arg(0) {
             "rest-clean" => Some(Intent::Qualifies(Qualifier::RestClean)),
@@ -1257,6 +1296,21 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             burn: arg(0) == "burn",
         }),
         "concat" => Some(Intent::Concat),
+        "bars" => Some(Intent::Bars),
+        // The files in the order captured, or reversed ("b.mp4 on the end of a.mp4").
+        "join-order" => {
+            let mut files: Vec<String> = caps
+                .iter()
+                .filter_map(|c| match &c.cap {
+                    Cap::File(f) => Some(f.clone()),
+                    _ => None,
+                })
+                .collect();
+            if arg(0) == "reversed" {
+                files.reverse();
+            }
+            (!files.is_empty()).then_some(Intent::JoinOrder(files))
+        }
         "stack" => Some(Intent::Stack {
             horizontal: arg(0) == "h",
         }),

@@ -95,6 +95,12 @@ pub const FIELDS: &[Field] = &[
         streams: Some(&["bit_rate"]),
         ..F
     },
+    // Every stream's bit rate, with its kind: "the video and audio bitrate".
+    Field {
+        key: "bitrates",
+        streams: Some(&["index", "codec_type", "bit_rate"]),
+        ..F
+    },
     Field {
         key: "codec",
         streams: Some(LIST),

@@ -12,6 +12,32 @@ struct OutOfScope {
 }
 
 const OUT_OF_SCOPE: &[OutOfScope] = &[
+    // Before the server's files: "/dev/video0" is a camera asked for.
+    OutOfScope {
+        phrases: &[
+            "webcam",
+            "web cam",
+            "record from",
+            "record my",
+            "capture from",
+            "capture my",
+            "microphone",
+            "my mic",
+            "screen record",
+            "record the screen",
+            "screen capture",
+            "/dev/video",
+            "cámara web",
+            "grabar desde",
+            "enregistrer depuis",
+            "ma webcam",
+            "aufnehmen von",
+            "gravar da",
+            "ウェブカメラ",
+            "録画して",
+        ],
+        reason: "record from a camera, microphone or screen: upload a recording instead",
+    },
     OutOfScope {
         phrases: &[
             "/etc/", "/proc/", "/sys/", "/dev/", "/root/", "/home/", "/var/", "/usr/", "/tmp/",
@@ -68,31 +94,6 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
             "ライブ配信",
         ],
         reason: "stream anywhere: it processes files and returns download links",
-    },
-    OutOfScope {
-        phrases: &[
-            "webcam",
-            "web cam",
-            "record from",
-            "record my",
-            "capture from",
-            "capture my",
-            "microphone",
-            "my mic",
-            "screen record",
-            "record the screen",
-            "screen capture",
-            "/dev/video",
-            "cámara web",
-            "grabar desde",
-            "enregistrer depuis",
-            "ma webcam",
-            "aufnehmen von",
-            "gravar da",
-            "ウェブカメラ",
-            "録画して",
-        ],
-        reason: "record from a camera, microphone or screen: upload a recording instead",
     },
     OutOfScope {
         phrases: &[
@@ -288,8 +289,8 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
             "from a url",
             "from this url",
         ],
-        reason: "fetch anything from a link or the internet (a URL): it processes only the \
-                 files you upload",
+        reason: "download or fetch anything from a site or a link (YouTube, any URL): it \
+                 processes only the files you upload",
     },
     OutOfScope {
         phrases: &[

@@ -2139,11 +2139,28 @@ fn joins_follow_the_order_named_and_take_sound_files() {
             && a.contains("[a0][a1]concat"),
         "tone.wav first: {a}"
     );
-    // An order said in words it does not follow: refused, not joined in another order.
-    refused(
+    // An order said with the clips' names: "b first", "stick b on the end of a" (sixth pass).
+    let a = argv(&task(
         "join clip.mp4 and clip2.mp4 one after the other, clip2.mp4 first",
         &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(
+        a.find("[1:v]").unwrap() < a.find("[0:v]").unwrap(),
+        "clip2 first: {a}"
     );
+    let a = argv(&task(
+        "stick clip.mp4 on the end of clip2.mp4 and fade out over the last 1.5 seconds",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    // clip2 (5 s) then clip (10 s): the fade starts 1.5 s before the joined end, not the
+    // first clip's.
+    assert!(
+        a.find("[1:v]").unwrap() < a.find("[0:v]").unwrap() && a.contains("fade=t=out:st=13.5"),
+        "clip2 first, faded at the end of both: {a}"
+    );
+    // "first" of one clip with no join: refused, not dropped.
+    refused("convert clip.mp4 first to webm", &["clip.mp4"]);
+    // An order said in words it does not follow: refused, not joined in another order.
     refused(
         "concatenate clip2.mp4 after clip.mp4",
         &["clip2.mp4", "clip.mp4"],
@@ -2381,4 +2398,149 @@ fn a_colour_named_is_used_or_refused() {
     );
     let m = refused("burn the subtitles in yellow", &["clip.mp4", "subs.srt"]);
     assert!(m.contains("colour"), "{m}");
+}
+
+/// Issue #33, sixth pass: the wrong answers and misses of a new held-out set
+/// (tests/held-out/2026-11-27-unseen.json), in general forms.
+#[test]
+fn sixth_pass_sizes_lengths_and_streams_follow_the_request() {
+    // A size beside bars is the padded frame's (it had scaled to 640x360 and padded nothing).
+    let a = argv(&task(
+        "convert clip.mp4 to 640x480 but letterbox it with black bars so it doesnt get squished",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("scale=640:480:force_original_aspect_ratio=decrease,pad=640:480"),
+        "{a}"
+    );
+    // Bars alone stay 16:9; a shape named is the bars' frame.
+    let a = argv(&task("make it 9:16 with black bars", &["clip.mp4"]));
+    assert!(a.contains("pad=") && !a.contains("crop="), "{a}");
+    // "too quiet" beside a change of loudness is context; "bump it up by 6dB" is the change.
+    let a = argv(&task(
+        "tone.wav is too quiet - bump it up by 6dB and keep it as a wav",
+        &["tone.wav"],
+    ));
+    assert!(a.contains("volume=6dB"), "{a}");
+    let a = argv(&task(
+        "the audio is way too quiet, can u normalize the loudness for youtube (~-14 LUFS)? leave the picture as it is",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("loudnorm=I=-14") && a.contains("-c:v copy"),
+        "{a}"
+    );
+    // A shorter video laid over leaves the main one its length (it had cut it to 2 s).
+    let a = argv(&task(
+        "picture in picture: put short.mp4 small in the bottom right over clip.mp4",
+        &["clip.mp4", "short.mp4"],
+    ));
+    assert!(
+        a.contains("eof_action=pass") && !a.contains("shortest=1"),
+        "{a}"
+    );
+    // The video of one file and the audio of a sound file: the sound replaced, not mixed.
+    let a = argv(&task(
+        "metti insieme il video di clip2.mp4 e l'audio di song.mp3, deve durare quanto il video",
+        &["clip2.mp4", "song.mp3"],
+    ));
+    assert!(
+        a.contains("-map 0:v:0 -map 1:a:0") && a.contains("-shortest") && !a.contains("amix"),
+        "{a}"
+    );
+    // "As long as the video" with a shorter sound would not be: refused.
+    let m = refused(
+        "use the video of clip.mp4 and the audio of tone.wav, as long as the video",
+        &["clip.mp4", "tone.wav"],
+    );
+    assert!(m.contains("as long as the video"), "{m}");
+    // "dont need the sound" leaves it out.
+    let a = argv(&task(
+        "merge clip.mp4 and clip2.mp4 into one video, clip.mp4 first. dont need the sound",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(a.contains("-an") && a.contains("concat=n=2:v=1:a=0"), "{a}");
+    // The same size keeps it; another file's size is not read.
+    let a = argv(&task(
+        "convierte clip.mp4 en un gif animado, del mismo tamaño",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("scale="), "{a}");
+    refused(
+        "scale clip2.mp4 to the same size as clip.mp4",
+        &["clip.mp4", "clip2.mp4"],
+    );
+    // CD quality is 44.1 kHz.
+    let a = argv(&task(
+        "converte song.mp3 para wav, no formato de cd",
+        &["song.mp3"],
+    ));
+    assert!(a.contains("-ar 44100") && a.contains("pcm_s16le"), "{a}");
+    // "crop the left and right" says how a crop to a portrait shape is made; alone, or beside
+    // a wide shape, it is refused.
+    let a = argv(&task(
+        "clip.mp4 を YouTube ショート用に 9:16 の縦長にしたい。左右を切り落として",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("crop=404:720"), "{a}");
+    refused(
+        "make it black and white and crop the left and right",
+        &["clip.mp4"],
+    );
+    refused("crop it to 21:9, crop the left and right", &["clip.mp4"]);
+    // French corners are places for the logo, and "de 0:02 à 0:06" a range.
+    let a = argv(&task(
+        "coupe clip.mp4 pour garder seulement de 0:02 à 0:06, et ajoute logo.png en haut à gauche",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(
+        a.contains("-ss 2 -t 4") && a.contains("overlay=20:20"),
+        "{a}"
+    );
+    // A camera's device is a recording asked for, named as such; a YouTube link a download.
+    let m = refused(
+        "record 10 secs from my webcam (/dev/video0) at 1280x720 and save it as mp4",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("record from a camera"), "{m}");
+    let m = refused(
+        "télécharge la vidéo https://www.youtube.com/watch?v=x et extrais le son en mp3",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("download"), "{m}");
+}
+
+/// Issue #33, sixth pass: both kinds of stream named together ask of every stream ("the video
+/// and audio codec" had answered the audio's alone).
+#[test]
+fn sixth_pass_both_kinds_of_stream_are_asked_of_every_stream() {
+    for q in [
+        "tell me the video and audio codec",
+        "the codecs of the video and audio",
+        "clip.mp4 の映像と音声のコーデックを教えて",
+    ] {
+        let c = translate_probe(q).unwrap();
+        assert_eq!(c.select_streams, None, "{q}");
+        let s = c.streams.unwrap_or_default();
+        assert!(
+            s.contains(&"codec_type".to_string()) && s.contains(&"codec_name".to_string()),
+            "{q}: {s:?}"
+        );
+    }
+    let c = translate_probe("the bitrate of the video and audio").unwrap();
+    assert_eq!(c.select_streams, None);
+    assert!(
+        c.streams
+            .unwrap_or_default()
+            .contains(&"bit_rate".to_string())
+    );
+    // "wie lang" is how long, never a language.
+    let c = translate_probe("wie lang ist song.mp3 und mit welcher abtastrate ist es aufgenommen?")
+        .unwrap();
+    assert_eq!(c.format, Some(vec!["duration".to_string()]));
+    assert!(
+        c.streams
+            .unwrap_or_default()
+            .contains(&"sample_rate".to_string())
+    );
 }

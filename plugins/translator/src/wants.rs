@@ -63,6 +63,8 @@ pub struct Wants {
     pub overlay_span: Option<(bool, f64)>,
     pub opacity: Option<f64>,
     pub concat: bool,
+    /// Files said to come first, in order ("a.mp4 first"; all of them when said as one join).
+    pub join_order: Vec<String>,
     /// `Some(true)`: side by side.
     pub stack: Option<bool>,
     pub combine: bool,
@@ -76,6 +78,8 @@ pub struct Wants {
     pub loop_to: Option<LoopTo>,
     /// "as long as the song": the result lasts as long as the sound it is given.
     pub length_of_sound: bool,
+    /// "as long as the video": said beside a sound laid under it.
+    pub length_of_picture: bool,
     /// Words of how a GIF looks were said; `gif_smooth`: "smooth" among them.
     pub gif_look: bool,
     pub gif_smooth: bool,
@@ -143,6 +147,13 @@ impl Qualifier {
             Qualifier::ThatSize => w.resize.is_some() || w.pad.is_some() || w.crop.is_some(),
             Qualifier::SoftJoin => w.crossfade.is_some(),
             Qualifier::RestClean => w.overlay_span.is_some(),
+            // A centred crop to a shape narrower than 1:1 takes off the sides; wider, the top
+            // and bottom (the inputs' shape is not known here: a 16:9 input is assumed only
+            // in that a portrait shape is narrower and a wide one wider).
+            Qualifier::CropSides(sides) => match &w.crop {
+                Some(Crop::Aspect(r)) => (*r < 1.0) == sides,
+                _ => false,
+            },
         };
         (!met).then_some(match self {
             Qualifier::NotLonger => "\"not longer\" limits a length, and no length was named",
@@ -155,6 +166,9 @@ impl Qualifier {
             }
             Qualifier::RestClean => {
                 "it says the rest should be clean, and not for how long the watermark is shown (\"only for the first 5 seconds\")"
+            }
+            Qualifier::CropSides(_) => {
+                "it says which edges to crop, and not to what shape (\"crop it to 9:16\"), or the edges named do not make that shape"
             }
         })
     }
@@ -243,6 +257,7 @@ impl Wants {
         let mut rest_discarded = false;
         let mut margin = None;
         let mut qualifiers = Vec::new();
+        let mut bars = false;
         for (intent, words) in &u.heard {
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
@@ -352,6 +367,11 @@ impl Wants {
                 Intent::Margin { px, border_alone } => margin = Some((px, border_alone)),
                 Intent::Opacity(o) => w.opacity = Some(o),
                 Intent::Concat => w.concat = true,
+                Intent::Bars => bars = true,
+                Intent::JoinOrder(files) => {
+                    w.concat |= files.len() >= 2;
+                    w.join_order = files;
+                }
                 Intent::Stack { horizontal } => w.stack = Some(horizontal),
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
@@ -359,6 +379,7 @@ impl Wants {
                 Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
                 Intent::LoopFor(s) => w.loop_for = Some(s),
                 Intent::LengthOfSound => w.length_of_sound = true,
+                Intent::LengthOfPicture => w.length_of_picture = true,
                 Intent::Qualifies(q) => qualifiers.push(q),
                 Intent::NoUpscale => w.no_upscale = true,
                 Intent::ForSpan(span) => {
@@ -646,6 +667,25 @@ impl Wants {
             w.loose_time = None;
         }
         // "9:16 with a blurred background": a fill is padding, never a crop of the picture.
+        // Bars alone: the padded frame is the size or shape named ("640x480 but letterbox it",
+        // "9:16 with black bars"), else 16:9.
+        if bars && w.pad.is_none() {
+            w.pad = Some(match (w.resize.clone(), w.crop.clone()) {
+                (Some(Resize::Dim(fw, fh)), _) => {
+                    w.resize = None;
+                    Pad::Dim(fw, fh)
+                }
+                (_, Some(Crop::Aspect(r))) => {
+                    w.crop = None;
+                    Pad::Aspect(r)
+                }
+                (_, Some(Crop::Square)) => {
+                    w.crop = None;
+                    Pad::Square
+                }
+                _ => Pad::Aspect(16.0 / 9.0),
+            });
+        }
         if w.blur_fill && w.pad.is_none() {
             match w.crop {
                 Some(Crop::Aspect(r)) => {
@@ -678,6 +718,10 @@ impl Wants {
         // "fade in from white": a colour beside fades and no padding is the fades'.
         if w.pad.is_none() && w.fades.iter().any(|f| !f.2) && w.fade_color.is_none() {
             w.fade_color = w.color.take();
+        }
+        if !w.join_order.is_empty() && !w.concat && !w.combine && w.crossfade.is_none() {
+            w.unsupported =
+                Some("it says which clip comes first, and no join of clips was asked for".into());
         }
         for q in qualifiers {
             if let Some(why) = q.unmet(&w) {

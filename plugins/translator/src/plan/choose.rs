@@ -127,13 +127,16 @@ const ORDER_WORDS: &[&str] = &[
 
 /// The clips joined in the order the instruction names them ("join clip2.mp4 and clip.mp4"
 /// had joined clip.mp4 first, the order of the inputs). An order said with words this does not
-/// follow (`ORDER_WORDS`, left unread) is refused rather than guessed.
+/// follow (`ORDER_WORDS`, left unread) is refused rather than guessed. Files said to come
+/// first (`Wants::join_order`: "a.mp4 first", "b.mp4 on the end of a.mp4") lead, in that order.
 pub fn join_order<'m>(
     list: Vec<&'m Media<'m>>,
     u: &crate::intents::Understanding,
+    first: &[String],
 ) -> Planned<Vec<&'m Media<'m>>> {
     let mut named: Vec<&'m Media<'m>> = Vec::new();
-    for (_, name) in &u.files_in {
+    let said = first.iter().chain(u.files_in.iter().map(|(_, name)| name));
+    for name in said {
         if let Some(m) = list.iter().find(|m| m.name().eq_ignore_ascii_case(name))
             && !named.iter().any(|n| n.index == m.index)
         {

@@ -107,10 +107,14 @@ impl Planner<'_> {
             .overlay_margin
             .unwrap_or_else(|| width.map_or(10, |w| (w / 64).max(10)));
         let (x, y) = filters::position(self.w.corner.as_deref().unwrap_or("bottom-right"), margin);
-        let shortest = if logo.kind == Kind::Video {
-            ":shortest=1"
-        } else {
-            ""
+        // A video laid over ends with the main one when it is longer; a shorter one leaves the
+        // main picture as it was (a 2 s picture-in-picture had cut a 10 s video to 2 s).
+        let shorter =
+            matches!((logo.duration(), self.main.duration()), (Some(l), Some(m)) if l < m);
+        let shortest = match logo.kind {
+            Kind::Video if shorter => ":eof_action=pass",
+            Kind::Video => ":shortest=1",
+            _ => "",
         };
         // Shown for part of the time only: the first or the last seconds.
         let shown = match (self.w.overlay_span, self.out_duration()) {

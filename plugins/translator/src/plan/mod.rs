@@ -110,7 +110,7 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         }
     }
     let join = match choose::join(&media, main, &w)? {
-        Join::Concat(list) => Join::Concat(choose::join_order(list, u)?),
+        Join::Concat(list) => Join::Concat(choose::join_order(list, u, &w.join_order)?),
         other => other,
     };
     let target = choose::target_format(&w, &media);
@@ -171,6 +171,28 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         return Err(PlanError::NotSupported(
             "it asks for the result to last as long as the sound, and nothing asked makes it so (\"loop the video until the song ends\")",
         ));
+    }
+    // "as long as the video": the sound laid under it lasts at least as long, or is looped to
+    // it; nothing else changes the length. Else refused (a shorter sound ends the output).
+    if p.w.length_of_picture {
+        let at_least = |a: &Media| matches!((a.duration(), main.duration()), (Some(s), Some(v)) if s + 0.05 >= v);
+        let sound_fits = match p.join {
+            Join::None | Join::Overlay(_) => true,
+            Join::ReplaceAudio(a) | Join::Mix(a) | Join::AddTrack(a) => {
+                at_least(a) || p.w.loop_to == Some(LoopTo::Sound)
+            }
+            _ => false,
+        };
+        let unchanged = p.w.trims.is_empty()
+            && p.w.speed.is_none()
+            && p.w.repeat.is_none()
+            && p.w.loop_for.is_none()
+            && p.w.extends.is_empty();
+        if main.kind != Kind::Video || !sound_fits || !unchanged {
+            return Err(PlanError::NotSupported(
+                "it asks for the result to last as long as the video, and what else it asks would not (a shorter sound, a join, a cut or a change of speed)",
+            ));
+        }
     }
     // "add song.mp3 as background music and fade it out at the end": "it" is the music, and
     // the fade had been made to the whole video and its sound; which is meant cannot be told.
@@ -338,6 +360,13 @@ impl<'m> Planner<'m> {
                 Join::ReplaceAudio(a) => a.duration(),
                 _ => Some(STILL_SECONDS),
             })?
+        } else if let Join::Concat(list) = &self.join {
+            // Joined clips last as long as all of them, less each crossfade's overlap ("join
+            // them and fade out over the last 1.5 s" had faded at the first clip's end). A cut
+            // beside a join is refused (`plan`), so no span applies.
+            let lengths: Option<Vec<f64>> = list.iter().map(|m| m.duration()).collect();
+            let overlap = self.w.crossfade.unwrap_or(0.0) * (list.len().max(1) - 1) as f64;
+            lengths?.iter().sum::<f64>() - overlap
         } else {
             self.span.end.or(self.duration())? - self.span.start
         };

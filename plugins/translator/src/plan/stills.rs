@@ -145,7 +145,9 @@ impl Planner<'_> {
             let rate = self.main.fps().map_or(most, |r| r.min(most));
             chain.push(format!("fps={}", fmt_num(rate)));
         }
+        // "the same size": the GIF keeps the picture's (it had been made 480 wide).
         if self.w.resize.is_none()
+            && !self.w.keep_size
             && self.main.dims().is_none_or(|(w, _)| w > GIF_WIDTH)
             && self.w.crop.is_none()
         {
