@@ -130,6 +130,13 @@ pub const FIELDS: &[Field] = &[
         kind: Some("v"),
         ..F
     },
+    // Whether the picture is interlaced, as its container says ("progressive", "tt", "bb", …).
+    Field {
+        key: "interlace",
+        streams: Some(&["field_order"]),
+        kind: Some("v"),
+        ..F
+    },
     Field {
         key: "framerate",
         streams: Some(&["r_frame_rate", "avg_frame_rate"]),

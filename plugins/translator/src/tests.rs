@@ -2534,6 +2534,21 @@ fn sixth_pass_both_kinds_of_stream_are_asked_of_every_stream() {
             .unwrap_or_default()
             .contains(&"bit_rate".to_string())
     );
+    // A track named with its kind: the subtitle's or the video's codec, never the sound's.
+    for (q, kind) in [
+        ("what codec is the subtitle track", "s:0"),
+        ("what codec is the video track", "v:0"),
+        ("bitrate of the video track", "v:0"),
+        ("what codec is the audio track", "a:0"),
+    ] {
+        let c = translate_probe(q).unwrap();
+        assert_eq!(c.select_streams.as_deref(), Some(kind), "{q}");
+    }
+    // Interlacing is the field order; "is it 4K" the size.
+    let c = translate_probe("is the video interlaced").unwrap();
+    assert_eq!(c.streams, Some(vec!["field_order".to_string()]));
+    let c = translate_probe("is it 4k").unwrap();
+    assert!(c.streams.unwrap_or_default().contains(&"width".to_string()));
     // "wie lang" is how long, never a language.
     let c = translate_probe("wie lang ist song.mp3 und mit welcher abtastrate ist es aufgenommen?")
         .unwrap();
@@ -2543,4 +2558,40 @@ fn sixth_pass_both_kinds_of_stream_are_asked_of_every_stream() {
             .unwrap_or_default()
             .contains(&"sample_rate".to_string())
     );
+}
+
+/// Issue #33, sixth pass: what a join makes is as long as the join's result, and what cannot
+/// be done to a join in one step is refused (found by probing around the held-out set's misses).
+#[test]
+fn sixth_pass_lengths_after_joins_are_the_results() {
+    // A sound put in the video's place ends it: a fade out is placed by the shorter of the two.
+    let a = argv(&task(
+        "replace the audio of clip.mp4 with tone.wav and fade out at the end",
+        &["clip.mp4", "tone.wav"],
+    ));
+    assert!(
+        a.contains("fade=t=out:st=4:d=1") && a.contains("-shortest"),
+        "{a}"
+    );
+    // Side by side with a shorter video: the sound ends with the picture.
+    let a = argv(&task(
+        "clip.mp4 and short.mp4 side by side",
+        &["clip.mp4", "short.mp4"],
+    ));
+    assert!(
+        a.contains("hstack=inputs=2:shortest=1") && a.contains("-shortest"),
+        "{a}"
+    );
+    // Pictures of a join, and a join repeated: refused, not answered with the joined video or
+    // the first clip looped.
+    let m = refused(
+        "join clip.mp4 and short.mp4 and take a thumbnail at 11 seconds",
+        &["clip.mp4", "short.mp4"],
+    );
+    assert!(m.contains("make the video first"), "{m}");
+    let m = refused(
+        "join clip.mp4 and short.mp4 and loop it twice",
+        &["clip.mp4", "short.mp4"],
+    );
+    assert!(m.contains("join them first, then loop"), "{m}");
 }

@@ -232,6 +232,12 @@ pub fn mode(w: &Wants, main: &Media, target: Option<&Format>, join: &Join) -> Pl
     {
         Mode::Audio
     } else if matches!(join, Join::Concat(_) | Join::Stack(..) | Join::Overlay(_)) {
+        // "join them and take a thumbnail at 11 s" had answered with the joined video.
+        if w.thumb.is_some() || w.frames.is_some() || target_kind == Some(FormatKind::Image) {
+            return Err(PlanError::NotSupported(
+                "taking pictures of several inputs put together is not supported in one step; make the video first, then take the pictures from it",
+            ));
+        }
         if target_kind == Some(FormatKind::Gif) {
             Mode::Gif
         } else {

@@ -168,6 +168,10 @@ impl Planner<'_> {
             tail(&c.vchain)
         ));
         self.maps.push("[v]".into());
+        // The sound ends with the stacked picture (it had run on under the last frame).
+        if other.kind != Kind::Still {
+            self.opts.push("-shortest".into());
+        }
         c.picture_filtered = true;
         self.tag("stacked");
     }

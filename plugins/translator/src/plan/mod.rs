@@ -204,6 +204,14 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     // "keep the first 5 seconds and crossfade into clip2.mp4", "crossfade them and keep the
     // first 5 seconds": the cut is one clip's or the result's, which cannot be told; it had
     // cut the first clip and placed the crossfade by its uncut length.
+    // "join them and loop it twice" had looped the first clip alone.
+    if matches!(p.join, Join::Concat(_))
+        && (p.w.repeat.is_some() || p.w.loop_for.is_some() || p.w.loop_to.is_some())
+    {
+        return Err(PlanError::NotSupported(
+            "repeating joined clips is not supported in one step; join them first, then loop the result",
+        ));
+    }
     if matches!(p.join, Join::Concat(_)) && !p.w.trims.is_empty() {
         return Err(PlanError::NotSupported(
             "joining clips and cutting in the same request is not supported (which clip, or the result, is cut cannot be told); cut first, then join",
@@ -377,7 +385,20 @@ impl<'m> Planner<'m> {
             (None, Some(n)) => once * n as f64,
             (None, None) => once,
         };
-        Some(played + self.w.extends.iter().map(|(_, s, _)| s).sum::<f64>())
+        let length = played + self.w.extends.iter().map(|(_, s, _)| s).sum::<f64>();
+        // A video ends with the shorter of itself and what `-shortest`/`shortest=1` binds it to:
+        // a sound put in its place (unless looped to it), a video stacked beside it ("replace
+        // the sound with a 5 s tone and fade out at the end" had faded at 9 s of a 5 s file).
+        let bound = match self.join {
+            Join::ReplaceAudio(a)
+                if self.main.kind == Kind::Video && self.w.loop_to != Some(LoopTo::Sound) =>
+            {
+                a.duration()
+            }
+            Join::Stack(other, _) if other.kind != Kind::Still => other.duration(),
+            _ => None,
+        };
+        Some(bound.map_or(length, |b| length.min(b)))
     }
 
     fn build(mut self) -> Planned<Task> {
