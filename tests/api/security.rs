@@ -437,6 +437,11 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     std::fs::create_dir_all(&inputs).unwrap();
     std::fs::create_dir_all(&outputs).unwrap();
     std::fs::copy(media().short(), inputs.join("0")).unwrap();
+    let limits = mediaforge::media::sandbox::Rlimits {
+        file_size: 1 << 30,
+        cpu_seconds: 60,
+        open_files: 1024,
+    };
     let run = |args: Vec<String>| {
         let mut cmd = sandbox.command(
             "ffmpeg",
@@ -444,6 +449,7 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
             &[inputs.clone()],
             &[outputs.clone()],
             &outputs,
+            limits,
         );
         async move { cmd.output().await.unwrap() }
     };
@@ -507,6 +513,66 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     );
     assert!(!inputs.join("x.png").exists());
     assert_eq!(canary.hits(), 0, "no connection left the sandbox");
+    let _ = std::fs::remove_dir_all(job);
+}
+
+/// Under bubblewrap the limits are set by `prlimit` inside the sandbox (so the server is not
+/// forked to set them): a run that writes past its file-size limit is stopped there, and the
+/// same run under a larger limit succeeds.
+#[tokio::test]
+async fn the_bubblewrap_sandbox_applies_the_run_limits() {
+    let sandbox = mediaforge::media::sandbox::Sandbox::detect(&mediaforge::config::Sandbox {
+        mode: mediaforge::config::SandboxMode::Bwrap,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let job = temp_dir("bwrap-limits");
+    let (inputs, outputs) = (job.join("in"), job.join("out"));
+    std::fs::create_dir_all(&inputs).unwrap();
+    std::fs::create_dir_all(&outputs).unwrap();
+    std::fs::copy(media().short(), inputs.join("0")).unwrap();
+    let run = |file_size: u64, name: &str| {
+        let args: Vec<String> = [
+            "-v",
+            "error",
+            "-i",
+            &inputs.join("0").display().to_string(),
+            "-c:v",
+            "rawvideo",
+            "-f",
+            "nut",
+            &outputs.join(name).display().to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let limits = mediaforge::media::sandbox::Rlimits {
+            file_size,
+            cpu_seconds: 60,
+            open_files: 1024,
+        };
+        let mut cmd = sandbox.command(
+            "ffmpeg",
+            &args,
+            &[inputs.clone()],
+            &[outputs.clone()],
+            &outputs,
+            limits,
+        );
+        async move { cmd.output().await.unwrap() }
+    };
+    let small = run(100_000, "small.nut").await;
+    assert!(!small.status.success(), "a run past RLIMIT_FSIZE must fail");
+    let written = std::fs::metadata(outputs.join("small.nut")).map_or(0, |m| m.len());
+    assert!(written <= 100_000, "{written} bytes written past the limit");
+    let large = run(1 << 30, "large.nut").await;
+    assert!(
+        large.status.success(),
+        "{}",
+        String::from_utf8_lossy(&large.stderr)
+    );
+    assert!(std::fs::metadata(outputs.join("large.nut")).unwrap().len() > 100_000);
     let _ = std::fs::remove_dir_all(job);
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::sync::watch;
 
-use super::sandbox::{Rlimits, Sandbox, apply_rlimits};
+use super::sandbox::{Rlimits, Sandbox};
 
 pub struct Spec<'a> {
     pub program: &'a str,
@@ -109,13 +109,13 @@ pub async fn run(sandbox: &Sandbox, spec: Spec<'_>) -> std::io::Result<Exit> {
         &spec.read_only,
         &spec.writable,
         spec.cwd,
+        spec.rlimits,
     );
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    apply_rlimits(&mut cmd, spec.rlimits, sandbox.memory_bytes);
     let mut child = cmd.spawn()?;
     let pgid = child.id().map(|id| id as i32);
     // If this future is dropped (client gone, server stopping) the whole group goes with it.

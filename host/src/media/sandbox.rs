@@ -1,7 +1,7 @@
 //! How ffmpeg and ffprobe are contained: a bubblewrap sandbox per run (new mount, pid, net, ipc,
 //! uts and user namespaces; read-only system directories; the job's inputs read-only and its
 //! output folder writable; nothing else of the host's filesystem; all capabilities dropped),
-//! plus resource limits set before exec. Where bubblewrap cannot run, Landlock (`landlock.rs`)
+//! plus resource limits set before ffmpeg starts. Where bubblewrap cannot run, Landlock (`landlock.rs`)
 //! confines the files and network instead. Which layer is active is found out at start-up.
 
 use std::path::{Path, PathBuf};
@@ -26,7 +26,18 @@ pub struct Sandbox {
     bwrap: String,
     /// Address space each run may map (RLIMIT_AS), from `limits.process_memory_mb`; 0: none.
     pub memory_bytes: u64,
+    /// `prlimit` (util-linux), which sets a run's limits inside the sandbox and then execs
+    /// ffmpeg. Set this way, the spawn runs no code of ours between fork and exec, so the
+    /// standard library spawns with `posix_spawn` (a vfork) instead of forking the server:
+    /// a fork copies the page tables of everything the server has mapped, which cost more
+    /// than the sandbox itself (`make bench`'s thumbnail breakdown). Absent, the limits are
+    /// set between fork and exec.
+    limiter: Option<PathBuf>,
 }
+
+/// Where `prlimit` is looked for; `/usr` is bound into every sandbox, so the same path
+/// works inside it.
+const PRLIMIT: &str = "/usr/bin/prlimit";
 
 /// glibc makes a 64 MiB malloc arena per thread (up to 8 per core), which RLIMIT_AS counts
 /// although little of it is used; two arenas keep a many-threaded encode's reservations close
@@ -89,6 +100,7 @@ impl Sandbox {
             layer: Layer::Unsandboxed,
             bwrap: cfg.bwrap_path.clone(),
             memory_bytes: 0,
+            limiter: None,
         };
         let want_bwrap = matches!(cfg.mode, SandboxMode::Auto | SandboxMode::Bwrap);
         if want_bwrap {
@@ -96,6 +108,7 @@ impl Sandbox {
                 layer: Layer::Bubblewrap,
                 bwrap: cfg.bwrap_path.clone(),
                 memory_bytes: 0,
+                limiter: Path::new(PRLIMIT).is_file().then(|| PathBuf::from(PRLIMIT)),
             };
             match candidate.self_test(&cfg.ffmpeg_path).await {
                 Ok(()) => return Ok(candidate),
@@ -110,6 +123,7 @@ impl Sandbox {
                 layer: Layer::Landlock,
                 bwrap: cfg.bwrap_path.clone(),
                 memory_bytes: 0,
+                limiter: None,
             };
             match candidate.self_test(&cfg.ffmpeg_path).await {
                 Ok(()) => {
@@ -140,7 +154,19 @@ impl Sandbox {
     async fn self_test(&self, ffmpeg: &str) -> anyhow::Result<()> {
         let dir = std::env::temp_dir().join(format!("mediaforge-sandbox-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
-        let mut cmd = self.command(ffmpeg, &["-version".to_string()], &[], &[dir.clone()], &dir);
+        let limits = Rlimits {
+            file_size: 1 << 20,
+            cpu_seconds: 10,
+            open_files: 64,
+        };
+        let mut cmd = self.command(
+            ffmpeg,
+            &["-version".to_string()],
+            &[],
+            &[dir.clone()],
+            &dir,
+            limits,
+        );
         let out = cmd
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -155,7 +181,8 @@ impl Sandbox {
     }
 
     /// A command running `program args` confined to `read_only` and `writable` paths (which keep
-    /// their host paths inside the sandbox, so argv needs no translation).
+    /// their host paths inside the sandbox, so argv needs no translation), under `limits` and
+    /// `memory_bytes`.
     pub fn command(
         &self,
         program: &str,
@@ -163,11 +190,32 @@ impl Sandbox {
         read_only: &[PathBuf],
         writable: &[PathBuf],
         cwd: &Path,
+        limits: Rlimits,
     ) -> Command {
-        match self.layer {
-            Layer::Unsandboxed => direct(program, args, cwd),
-            Layer::Landlock => {
+        match (self.layer, &self.limiter) {
+            (Layer::Bubblewrap, Some(prlimit)) => {
+                let mut cmd = self.bubblewrap(read_only, writable, cwd);
+                cmd.arg(prlimit)
+                    .args(prlimit_args(limits, self.memory_bytes))
+                    .arg("--")
+                    .arg(program)
+                    .args(args);
+                cmd
+            }
+            (Layer::Bubblewrap, None) => {
+                let mut cmd = self.bubblewrap(read_only, writable, cwd);
+                cmd.arg(program).args(args);
+                apply_rlimits(&mut cmd, limits, self.memory_bytes);
+                cmd
+            }
+            (Layer::Unsandboxed, _) => {
                 let mut cmd = direct(program, args, cwd);
+                apply_rlimits(&mut cmd, limits, self.memory_bytes);
+                cmd
+            }
+            (Layer::Landlock, _) => {
+                let mut cmd = direct(program, args, cwd);
+                apply_rlimits(&mut cmd, limits, self.memory_bytes);
                 // Built here, enforced in the child; a ruleset that cannot be built fails the
                 // spawn rather than running unconfined.
                 let ruleset = super::landlock::Ruleset::new(read_only, writable).map_err(|e| {
@@ -183,66 +231,79 @@ impl Sandbox {
                 }
                 cmd
             }
-            Layer::Bubblewrap => {
-                let mut cmd = Command::new(&self.bwrap);
-                cmd.args([
-                    "--die-with-parent",
-                    "--unshare-all",
-                    "--new-session",
-                    "--cap-drop",
-                    "ALL",
-                    "--clearenv",
-                    "--setenv",
-                    "PATH",
-                    "/usr/bin:/bin",
-                    "--setenv",
-                    "MALLOC_ARENA_MAX",
-                    MALLOC_ARENA_MAX,
-                    "--proc",
-                    "/proc",
-                    "--dev",
-                    "/dev",
-                    "--tmpfs",
-                    "/tmp",
-                ]);
-                for dir in SYSTEM_PATHS {
-                    if Path::new(dir).exists() {
-                        cmd.args(["--ro-bind", dir, dir]);
-                    }
-                }
-                // Merged-/usr systems have these as symlinks; others as directories.
-                for dir in USR_LINKS {
-                    match std::fs::read_link(dir) {
-                        Ok(target) => {
-                            cmd.arg("--symlink").arg(target).arg(dir);
-                        }
-                        Err(_) if Path::new(dir).is_dir() => {
-                            cmd.args(["--ro-bind", dir, dir]);
-                        }
-                        Err(_) => {}
-                    }
-                }
-                for p in read_only {
-                    cmd.arg("--ro-bind").arg(p).arg(p);
-                }
-                for p in writable {
-                    cmd.arg("--bind").arg(p).arg(p);
-                }
-                cmd.arg("--chdir")
-                    .arg(cwd)
-                    .arg("--")
-                    .arg(program)
-                    .args(args);
-                cmd
-            }
         }
     }
+
+    /// bubblewrap's own arguments, up to the `--` before what runs inside.
+    fn bubblewrap(&self, read_only: &[PathBuf], writable: &[PathBuf], cwd: &Path) -> Command {
+        let mut cmd = Command::new(&self.bwrap);
+        cmd.args([
+            "--die-with-parent",
+            "--unshare-all",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            "--setenv",
+            "MALLOC_ARENA_MAX",
+            MALLOC_ARENA_MAX,
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+        ]);
+        for dir in SYSTEM_PATHS {
+            if Path::new(dir).exists() {
+                cmd.args(["--ro-bind", dir, dir]);
+            }
+        }
+        // Merged-/usr systems have these as symlinks; others as directories.
+        for dir in USR_LINKS {
+            match std::fs::read_link(dir) {
+                Ok(target) => {
+                    cmd.arg("--symlink").arg(target).arg(dir);
+                }
+                Err(_) if Path::new(dir).is_dir() => {
+                    cmd.args(["--ro-bind", dir, dir]);
+                }
+                Err(_) => {}
+            }
+        }
+        for p in read_only {
+            cmd.arg("--ro-bind").arg(p).arg(p);
+        }
+        for p in writable {
+            cmd.arg("--bind").arg(p).arg(p);
+        }
+        cmd.arg("--chdir").arg(cwd).arg("--");
+        cmd
+    }
+}
+
+/// `prlimit`'s options for `limits` (each sets the soft and the hard limit), as
+/// `apply_rlimits` sets them.
+fn prlimit_args(limits: Rlimits, memory_bytes: u64) -> Vec<String> {
+    let mut args = vec![
+        format!("--fsize={}", limits.file_size),
+        format!("--cpu={}", limits.cpu_seconds),
+        format!("--nofile={}", limits.open_files),
+        "--core=0".to_string(),
+    ];
+    if memory_bytes > 0 {
+        args.push(format!("--as={memory_bytes}"));
+    }
+    args
 }
 
 /// Sets limits in the child between fork and exec; they carry over to ffmpeg under bwrap.
 /// `memory_bytes` (0: none) caps the address space: this host has no delegated cgroup v2 to
 /// set `memory.max` in, and RLIMIT_AS needs no privilege.
-pub fn apply_rlimits(cmd: &mut Command, limits: Rlimits, memory_bytes: u64) {
+fn apply_rlimits(cmd: &mut Command, limits: Rlimits, memory_bytes: u64) {
     // SAFETY: only async-signal-safe calls (setrlimit) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
