@@ -140,6 +140,8 @@ pub enum Qualifier {
     /// "crop the left and right" ("the top and bottom"): how a crop to a narrower (wider)
     /// shape is made; `true` for the sides.
     CropSides(bool),
+    /// "sound fading too": what a fade of the picture does here anyway.
+    SoundFadesToo,
 }
 
 /// Which input repeats until the other ends: the added sound under the picture, or the
@@ -1261,6 +1263,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "not-bars" => Some(Intent::Qualifies(Qualifier::NotBars)),
         "that-size" => Some(Intent::Qualifies(Qualifier::ThatSize)),
         "soft-join" => Some(Intent::Qualifies(Qualifier::SoftJoin)),
+        "sound-fades-too" => Some(Intent::Qualifies(Qualifier::SoundFadesToo)),
         "crop-sides" => Some(Intent::Qualifies(Qualifier::CropSides(arg(0) == "sides"))),
         "no-upscale" => Some(Intent::NoUpscale),
         "for-span" => match arg(0) {

@@ -2594,4 +2594,30 @@ fn sixth_pass_lengths_after_joins_are_the_results() {
         &["clip.mp4", "short.mp4"],
     );
     assert!(m.contains("join them first, then loop"), "{m}");
+    // The second fade said without "fade" is a fade, not a trim to the last second.
+    let a = argv(&task(
+        "fade in from black over the 1st second and back out to black over the last second, sound fading too",
+        &["clip2.mp4"],
+    ));
+    assert!(
+        a.contains("fade=t=in:st=0:d=1,fade=t=out:st=4:d=1")
+            && a.contains("afade=t=out")
+            && !a.contains("-ss")
+            && !a.contains("-t "),
+        "{a}"
+    );
+    // Re-encoding said as what it does: a frame-accurate cut, a rotation "not just a flag";
+    // a remux said as "only the container".
+    let a = argv(&task(
+        "From clip2.mp4 I need the piece from 1 second to 3.5 seconds, frame accurate, not at the nearest keyframe",
+        &["clip2.mp4"],
+    ));
+    assert!(a.contains("-ss 1 -t 2.5") && a.contains("libx264"), "{a}");
+    let a = argv(&task(
+        "convert clip.mp4 to mkv, just change the container",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-c:v copy -c:a copy"), "{a}");
+    let m = refused("make it black and white, sound fading too", &["clip.mp4"]);
+    assert!(m.contains("the sound fades too"), "{m}");
 }

@@ -150,6 +150,7 @@ impl Qualifier {
             // A centred crop to a shape narrower than 1:1 takes off the sides; wider, the top
             // and bottom (the inputs' shape is not known here: a 16:9 input is assumed only
             // in that a portrait shape is narrower and a wide one wider).
+            Qualifier::SoundFadesToo => w.fades.iter().any(|(_, _, audio_only)| !audio_only),
             Qualifier::CropSides(sides) => match &w.crop {
                 Some(Crop::Aspect(r)) => (*r < 1.0) == sides,
                 _ => false,
@@ -166,6 +167,9 @@ impl Qualifier {
             }
             Qualifier::RestClean => {
                 "it says the rest should be clean, and not for how long the watermark is shown (\"only for the first 5 seconds\")"
+            }
+            Qualifier::SoundFadesToo => {
+                "it says the sound fades too, and no fade of the picture was asked for (\"fade in and out, sound too\")"
             }
             Qualifier::CropSides(_) => {
                 "it says which edges to crop, and not to what shape (\"crop it to 9:16\"), or the edges named do not make that shape"
