@@ -426,33 +426,9 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     assert!((duration(&probe_bytes(bytes("s.mp4"), "mp4")) - 1.0).abs() < 0.2);
 
     // The layer itself, below the option checks: ffmpeg run by hand under it.
-    let sandbox = mediaforge::media::sandbox::Sandbox::detect(&mediaforge::config::Sandbox {
-        mode: mediaforge::config::SandboxMode::Landlock,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let job = temp_dir("landlock");
-    let (inputs, outputs) = (job.join("in"), job.join("out"));
-    std::fs::create_dir_all(&inputs).unwrap();
-    std::fs::create_dir_all(&outputs).unwrap();
-    std::fs::copy(media().short(), inputs.join("0")).unwrap();
-    let limits = mediaforge::media::sandbox::Rlimits {
-        file_size: 1 << 30,
-        cpu_seconds: 60,
-        open_files: 1024,
-    };
-    let run = |args: Vec<String>| {
-        let mut cmd = sandbox.command(
-            "ffmpeg",
-            &args,
-            &[inputs.clone()],
-            &[outputs.clone()],
-            &outputs,
-            limits,
-        );
-        async move { cmd.output().await.unwrap() }
-    };
+    let (sandbox, job, inputs, outputs) =
+        sandbox_job(mediaforge::config::SandboxMode::Landlock, "landlock").await;
+    let run = |args: Vec<String>| sandboxed_ffmpeg(&sandbox, &inputs, &outputs, args, 1 << 30);
     let arg = |s: &str| s.to_string();
     let ok = run(vec![
         arg("-v"),
@@ -516,22 +492,63 @@ async fn the_landlock_sandbox_runs_tasks_and_confines_them() {
     let _ = std::fs::remove_dir_all(job);
 }
 
+/// A sandbox layer as the server detects it, and a job folder laid out as a run's: `in/0` (the
+/// short test clip, read-only to the run) and `out/` (writable).
+async fn sandbox_job(
+    mode: mediaforge::config::SandboxMode,
+    name: &str,
+) -> (
+    mediaforge::media::sandbox::Sandbox,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let sandbox = mediaforge::media::sandbox::Sandbox::detect(&mediaforge::config::Sandbox {
+        mode,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let job = temp_dir(name);
+    let (inputs, outputs) = (job.join("in"), job.join("out"));
+    std::fs::create_dir_all(&inputs).unwrap();
+    std::fs::create_dir_all(&outputs).unwrap();
+    std::fs::copy(media().short(), inputs.join("0")).unwrap();
+    (sandbox, job, inputs, outputs)
+}
+
+/// ffmpeg with `args` under `sandbox`, the job's folders as a run has them, at most
+/// `file_size` bytes a file.
+async fn sandboxed_ffmpeg(
+    sandbox: &mediaforge::media::sandbox::Sandbox,
+    inputs: &std::path::Path,
+    outputs: &std::path::Path,
+    args: Vec<String>,
+    file_size: u64,
+) -> std::process::Output {
+    let limits = mediaforge::media::sandbox::Rlimits {
+        file_size,
+        cpu_seconds: 60,
+        open_files: 1024,
+    };
+    let mut cmd = sandbox.command(
+        "ffmpeg",
+        &args,
+        &[inputs.to_path_buf()],
+        &[outputs.to_path_buf()],
+        outputs,
+        limits,
+    );
+    cmd.output().await.unwrap()
+}
+
 /// Under bubblewrap the limits are set by `prlimit` inside the sandbox (so the server is not
 /// forked to set them): a run that writes past its file-size limit is stopped there, and the
 /// same run under a larger limit succeeds.
 #[tokio::test]
 async fn the_bubblewrap_sandbox_applies_the_run_limits() {
-    let sandbox = mediaforge::media::sandbox::Sandbox::detect(&mediaforge::config::Sandbox {
-        mode: mediaforge::config::SandboxMode::Bwrap,
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let job = temp_dir("bwrap-limits");
-    let (inputs, outputs) = (job.join("in"), job.join("out"));
-    std::fs::create_dir_all(&inputs).unwrap();
-    std::fs::create_dir_all(&outputs).unwrap();
-    std::fs::copy(media().short(), inputs.join("0")).unwrap();
+    let (sandbox, job, inputs, outputs) =
+        sandbox_job(mediaforge::config::SandboxMode::Bwrap, "bwrap-limits").await;
     let run = |file_size: u64, name: &str| {
         let args: Vec<String> = [
             "-v",
@@ -547,20 +564,7 @@ async fn the_bubblewrap_sandbox_applies_the_run_limits() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let limits = mediaforge::media::sandbox::Rlimits {
-            file_size,
-            cpu_seconds: 60,
-            open_files: 1024,
-        };
-        let mut cmd = sandbox.command(
-            "ffmpeg",
-            &args,
-            &[inputs.clone()],
-            &[outputs.clone()],
-            &outputs,
-            limits,
-        );
-        async move { cmd.output().await.unwrap() }
+        sandboxed_ffmpeg(&sandbox, &inputs, &outputs, args, file_size)
     };
     let small = run(100_000, "small.nut").await;
     assert!(!small.status.success(), "a run past RLIMIT_FSIZE must fail");
