@@ -2618,6 +2618,34 @@ fn sixth_pass_lengths_after_joins_are_the_results() {
         &["clip.mp4"],
     ));
     assert!(a.contains("-c:v copy -c:a copy"), "{a}");
+    // A cut said after a change of speed is in the result's time; before it, in the input's.
+    let a = argv(&task(
+        "speed it up 2x and then cut the first 2 seconds",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 4 ") && a.contains("setpts=PTS/2"), "{a}");
+    let a = argv(&task(
+        "cut the first 2 seconds and then speed it up 2x",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 2 ") && a.contains("setpts=PTS/2"), "{a}");
+    // Burnt-in subtitles after a cut start keep their times; a subtitle track cut at the
+    // start or sped up is refused (it would no longer match the picture).
+    let a = argv(&task(
+        "burn the subtitles and remove the first 2 seconds",
+        &["clip.mp4", "subs.srt"],
+    ));
+    assert!(
+        a.contains("setpts=PTS+2/TB,subtitles=@{subs.srt},setpts=PTS-STARTPTS"),
+        "{a}"
+    );
+    for q in [
+        "add the subtitles as a track and remove the first 2 seconds",
+        "add the subtitles as a track and speed it up 2x",
+    ] {
+        let m = refused(q, &["clip.mp4", "subs.srt"]);
+        assert!(m.contains("a subtitle track keeps its own times"), "{m}");
+    }
     let m = refused("make it black and white, sound fading too", &["clip.mp4"]);
     assert!(m.contains("the sound fades too"), "{m}");
 }

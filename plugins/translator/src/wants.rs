@@ -262,7 +262,12 @@ impl Wants {
         let mut margin = None;
         let mut qualifiers = Vec::new();
         let mut bars = false;
-        for (intent, words) in &u.heard {
+        // Where the speed change and each cut were said: a cut said after a change of speed
+        // gives times of the sped-up result (`scale_trims_said_after_speed`).
+        let mut speed_at = None;
+        let mut trims_at = Vec::new();
+        for (k, (intent, words)) in u.heard.iter().enumerate() {
+            let at = u.said_at.get(k).copied().unwrap_or(0);
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
             match intent.clone() {
@@ -305,7 +310,10 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => put!(speed, s, named, "speeds"),
+                Intent::Speed(s) => {
+                    speed_at = Some(speed_at.map_or(at, |a: usize| a.min(at)));
+                    put!(speed, s, named, "speeds")
+                }
                 Intent::Timelapse => {
                     put!(speed, 8.0, false, "speeds");
                     w.remove_audio = true;
@@ -364,7 +372,10 @@ impl Wants {
                 Intent::QualityHigh => w.quality_high = true,
                 Intent::Lossless => w.lossless = true,
                 Intent::Reencode => w.reencode = true,
-                Intent::Trim(t) => w.trims.push(t),
+                Intent::Trim(t) => {
+                    w.trims.push(t);
+                    trims_at.push(at);
+                }
                 Intent::Grayscale => w.grayscale = true,
                 Intent::Overlay => w.overlay = true,
                 Intent::OverlaySize(s) => w.overlay_size = Some(s),
@@ -510,6 +521,15 @@ impl Wants {
             repeat,
             acodec
         );
+        // "speed it up 2x, then cut the first 2 seconds": a cut said after a change of speed
+        // is in the sped-up result's time (it had cut 2 s of the original: 4 s left, not 3).
+        if let (Some(s), Some(speed_at)) = (w.speed, speed_at) {
+            for (t, at) in w.trims.iter_mut().zip(&trims_at) {
+                if *at > speed_at {
+                    *t = t.scaled(s);
+                }
+            }
+        }
         // "a 2 second fade in at the start and fade out at the end": one length named for the
         // fades is the length of every fade that names none.
         let named: Vec<f64> = w.fades.iter().filter_map(|f| f.1).collect();

@@ -4,6 +4,7 @@
 
 use super::{PlanError, Planned, Planner};
 use crate::media::{Kind, Media};
+use crate::numbers::fmt_num;
 
 /// Subtitle codec for a track in each container; `None`: copy what the input has.
 fn track_codec(container: &str, input_codec: &str) -> Option<&'static str> {
@@ -32,11 +33,26 @@ impl<'m> Planner<'m> {
     }
 
     /// The burn-in filter, for the end of the picture chain.
+    /// A cut at the start is undone for the subtitles' sake: the picture's times start at 0
+    /// after `-ss`, and the subtitles would show that much early ("burn the subtitles and
+    /// remove the first 2 seconds" had shown them 2 s early). A part cut out of the middle
+    /// shifts what follows it, and is refused.
     pub(super) fn burn_filter(&mut self) -> Planned<Option<String>> {
         match (self.subtitle_input()?, self.w.subtitles) {
             (Some(s), Some(true)) => {
+                if self.span.cut.is_some() {
+                    return Err(PlanError::NotSupported(
+                        "burnt-in subtitles beside a part cut out of the middle would no longer match the picture after the cut; cut the subtitle file too, or burn them in first",
+                    ));
+                }
                 self.tag("subtitled");
-                Ok(Some(format!("subtitles=@{{{}}}", s.name())))
+                let burn = format!("subtitles=@{{{}}}", s.name());
+                Ok(Some(if self.span.start > 0.0 {
+                    let start = fmt_num(self.span.start);
+                    format!("setpts=PTS+{start}/TB,{burn},setpts=PTS-STARTPTS")
+                } else {
+                    burn
+                }))
             }
             _ => Ok(None),
         }
@@ -52,6 +68,19 @@ impl<'m> Planner<'m> {
         if self.w.subtitles == Some(true) {
             self.opts.push("-sn".into());
             return Ok(());
+        }
+        // A track keeps the file's own times: beside a cut start, a part cut out, a change of
+        // speed or a repeat it would no longer match the picture (a cut's start had left the
+        // subtitles 2 s early). A cut end is fine: the track simply ends with the output.
+        if self.span.start > 0.0
+            || self.span.cut.is_some()
+            || self.w.speed.is_some()
+            || self.w.repeat.is_some()
+            || self.w.loop_for.is_some()
+        {
+            return Err(PlanError::NotSupported(
+                "a subtitle track keeps its own times, and cut at the start, sped up or repeated it would no longer match the picture; burn the subtitles in, or change the subtitle file first",
+            ));
         }
         let input_codec = s.facts.streams.first().map_or("", |st| st.codec.as_str());
         let codec =
