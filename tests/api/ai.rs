@@ -416,6 +416,14 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "download https://www.youtube.com/watch?v=x and make a gif",
             "cannot download or fetch anything from a site or a link",
         ),
+        (
+            "reverse it and keep the first second",
+            "a cut said after reversing is a part of the result",
+        ),
+        (
+            "take a thumbnail at 1s and make it louder",
+            "a change to the sound does not apply to a picture",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -30,26 +30,6 @@ pub enum Trim {
     Duration(f64),
 }
 
-impl Trim {
-    /// The same cut with its times multiplied by `factor`: a cut said in a sped-up result's
-    /// time, in the input's (at 2x, the result's 2 s are the input's 4).
-    pub fn scaled(&self, factor: f64) -> Trim {
-        let f = |t: f64| t * factor;
-        match *self {
-            Trim::KeepHead(t) => Trim::KeepHead(f(t)),
-            Trim::CutHead(t) => Trim::CutHead(f(t)),
-            Trim::KeepTail(t) => Trim::KeepTail(f(t)),
-            Trim::CutTail(t) => Trim::CutTail(f(t)),
-            Trim::CutEnds(a, b) => Trim::CutEnds(f(a), f(b)),
-            Trim::Range(a, b) => Trim::Range(f(a), f(b)),
-            Trim::CutRange(a, b) => Trim::CutRange(f(a), f(b)),
-            Trim::Start(t) => Trim::Start(f(t)),
-            Trim::End(t) => Trim::End(f(t)),
-            Trim::Duration(t) => Trim::Duration(f(t)),
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum Thumb {
     At(f64),
@@ -469,9 +449,6 @@ pub struct Understanding {
     pub loose: Vec<(String, Option<f64>)>,
     /// The clause (between separators and `@barrier` words) each of `heard` was said in.
     pub clause_of: Vec<usize>,
-    /// Where in the instruction each of `heard` begins (its first word's place): what was
-    /// said first ("speed it up 2x, then cut the first 2 seconds").
-    pub said_at: Vec<usize>,
     /// The files named in the instruction, each with its clause.
     pub files_in: Vec<(usize, String)>,
     /// Clauses holding a word that keeps or cuts a part ("keep", "trim", "cut"): a span said
@@ -613,12 +590,7 @@ pub fn understand(instruction: &str) -> Understanding {
         .filter(|(_, t)| t.kind == Tok::Word && TRIM_VERBS.contains(&t.norm.as_str()))
         .map(|(i, _)| clause[i])
         .collect();
-    let said_at = hits
-        .iter()
-        .map(|h| h.used.iter().copied().min().unwrap_or(h.start))
-        .collect();
     Understanding {
-        said_at,
         heard,
         leftovers,
         dropped,

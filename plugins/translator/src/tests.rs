@@ -2618,17 +2618,6 @@ fn sixth_pass_lengths_after_joins_are_the_results() {
         &["clip.mp4"],
     ));
     assert!(a.contains("-c:v copy -c:a copy"), "{a}");
-    // A cut said after a change of speed is in the result's time; before it, in the input's.
-    let a = argv(&task(
-        "speed it up 2x and then cut the first 2 seconds",
-        &["clip.mp4"],
-    ));
-    assert!(a.contains("-ss 4 ") && a.contains("setpts=PTS/2"), "{a}");
-    let a = argv(&task(
-        "cut the first 2 seconds and then speed it up 2x",
-        &["clip.mp4"],
-    ));
-    assert!(a.contains("-ss 2 ") && a.contains("setpts=PTS/2"), "{a}");
     // Burnt-in subtitles after a cut start keep their times; a subtitle track cut at the
     // start or sped up is refused (it would no longer match the picture).
     let a = argv(&task(
@@ -2645,6 +2634,26 @@ fn sixth_pass_lengths_after_joins_are_the_results() {
     ] {
         let m = refused(q, &["clip.mp4", "subs.srt"]);
         assert!(m.contains("a subtitle track keeps its own times"), "{m}");
+    }
+    // A cut said after a reverse or a repeat is the result's: refused, where it had been made
+    // to the input; said as the repeat's own part ("repeat the first second"), it is read.
+    for q in [
+        "reverse it and keep the first 3 seconds",
+        "loop it 3 times and keep the first 15 seconds",
+    ] {
+        let m = refused(q, &["clip.mp4"]);
+        assert!(m.contains("is a part of the result"), "{m}");
+    }
+    let a = argv(&task("repeat the first second 3 times", &["clip.mp4"]));
+    assert!(a.contains("-t 1 ") && a.contains("loop=loop=2"), "{a}");
+    // Pictures have no sound or time: a change to either beside them is refused, not dropped.
+    for q in [
+        "take a thumbnail at 3s and make it louder",
+        "speed it up 2x and take a thumbnail at 3 seconds",
+        "extract a frame every second and fade in",
+    ] {
+        let m = refused(q, &["clip.mp4"]);
+        assert!(m.contains("does not apply to a picture"), "{m}");
     }
     let m = refused("make it black and white, sound fading too", &["clip.mp4"]);
     assert!(m.contains("the sound fades too"), "{m}");

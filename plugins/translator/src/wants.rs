@@ -262,12 +262,13 @@ impl Wants {
         let mut margin = None;
         let mut qualifiers = Vec::new();
         let mut bars = false;
-        // Where the speed change and each cut were said: a cut said after a change of speed
-        // gives times of the sped-up result (`scale_trims_said_after_speed`).
-        let mut speed_at = None;
-        let mut trims_at = Vec::new();
+        // The clause a reverse or a repeat was said in: a cut said in a later clause is the
+        // result's, which this does not turn into the input's ("repeat the first second 3
+        // times" says its part in the same clause).
+        let mut reorder_at: Option<(usize, &str)> = None;
+        let mut trims_in = Vec::new();
         for (k, (intent, words)) in u.heard.iter().enumerate() {
-            let at = u.said_at.get(k).copied().unwrap_or(0);
+            let clause = u.clause_of.get(k).copied().unwrap_or(0);
             let named = words.chars().any(|c| c.is_ascii_digit())
                 || matches!(intent, Intent::Thumb(t) if *t != Thumb::Default);
             match intent.clone() {
@@ -310,10 +311,7 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => {
-                    speed_at = Some(speed_at.map_or(at, |a: usize| a.min(at)));
-                    put!(speed, s, named, "speeds")
-                }
+                Intent::Speed(s) => put!(speed, s, named, "speeds"),
                 Intent::Timelapse => {
                     put!(speed, 8.0, false, "speeds");
                     w.remove_audio = true;
@@ -341,7 +339,10 @@ impl Wants {
                     put!(sample_rate, 16000, true, "sample rates");
                     put!(channels, 1, true, "channel counts");
                 }
-                Intent::Reverse => w.reverse = true,
+                Intent::Reverse => {
+                    w.reverse = true;
+                    reorder_at.get_or_insert((clause, "reversing"));
+                }
                 Intent::Volume(l) => put!(volume, l, named, "volumes"),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
                 Intent::Flip { horizontal: true } => w.hflip = true,
@@ -374,7 +375,7 @@ impl Wants {
                 Intent::Reencode => w.reencode = true,
                 Intent::Trim(t) => {
                     w.trims.push(t);
-                    trims_at.push(at);
+                    trims_in.push(clause);
                 }
                 Intent::Grayscale => w.grayscale = true,
                 Intent::Overlay => w.overlay = true,
@@ -391,8 +392,14 @@ impl Wants {
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
-                Intent::Repeat(n) => put!(repeat, n, named, "repeat counts"),
-                Intent::LoopFor(s) => w.loop_for = Some(s),
+                Intent::Repeat(n) => {
+                    reorder_at.get_or_insert((clause, "a repeat"));
+                    put!(repeat, n, named, "repeat counts")
+                }
+                Intent::LoopFor(s) => {
+                    reorder_at.get_or_insert((clause, "a repeat"));
+                    w.loop_for = Some(s)
+                }
                 Intent::LengthOfSound => w.length_of_sound = true,
                 Intent::LengthOfPicture => w.length_of_picture = true,
                 Intent::Qualifies(q) => qualifiers.push(q),
@@ -521,14 +528,15 @@ impl Wants {
             repeat,
             acodec
         );
-        // "speed it up 2x, then cut the first 2 seconds": a cut said after a change of speed
-        // is in the sped-up result's time (it had cut 2 s of the original: 4 s left, not 3).
-        if let (Some(s), Some(speed_at)) = (w.speed, speed_at) {
-            for (t, at) in w.trims.iter_mut().zip(&trims_at) {
-                if *at > speed_at {
-                    *t = t.scaled(s);
-                }
-            }
+        // "reverse it and keep the first 3 seconds", "loop it 3 times and keep the first 15
+        // seconds": the cut is the result's (the reversed end, the loops' first 15 s), and it
+        // had been made to the input (its first 3 s reversed; 30 s of loops, the cut lost).
+        if let Some((clause, what)) = reorder_at
+            && trims_in.iter().any(|c| *c > clause)
+        {
+            w.unsupported = Some(format!(
+                "a cut said after {what} is a part of the result, which is not done in one step; say the part of the original (\"keep the last 3 seconds and reverse it\") or the length (\"loop it for 15 seconds\")"
+            ));
         }
         // "a 2 second fade in at the start and fade out at the end": one length named for the
         // fades is the length of every fade that names none.

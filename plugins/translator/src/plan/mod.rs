@@ -115,6 +115,30 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     };
     let target = choose::target_format(&w, &media);
     let mode = choose::mode(&w, main, target, &join)?;
+    // Pictures taken from a video have no sound and no time: a change of speed, a reverse, a
+    // fade or a change to the sound asked beside them would be dropped ("take a thumbnail at
+    // 3 s and make it louder" had answered with the thumbnail alone).
+    if matches!(mode, Mode::Frames | Mode::Still) && main.kind != Kind::Still {
+        let dropped = [
+            (w.speed.is_some(), "a change of speed"),
+            (w.reverse, "reversing"),
+            (!w.fades.is_empty(), "a fade"),
+            (
+                w.volume.is_some()
+                    || w.normalize.is_some()
+                    || !w.afilters.is_empty()
+                    || w.channels.is_some()
+                    || w.sample_rate.is_some()
+                    || w.abitrate.is_some(),
+                "a change to the sound",
+            ),
+        ];
+        if let Some((_, what)) = dropped.iter().find(|(asked, _)| *asked) {
+            return Err(PlanError::Unsupported(format!(
+                "it asks for pictures, and {what} does not apply to a picture; make the video first, then take the pictures from it"
+            )));
+        }
+    }
     let fmt = choose::output_format(&w, mode, target, main)?;
     let mut p = Planner {
         w,
