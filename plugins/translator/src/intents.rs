@@ -669,6 +669,14 @@ fn secs(v: &Value) -> Option<f64> {
     }
 }
 
+/// The file names a rule captured, in the order said.
+fn file_caps(caps: &[Capture]) -> impl Iterator<Item = &String> {
+    caps.iter().filter_map(|c| match &c.cap {
+        Cap::File(f) => Some(f),
+        _ => None,
+    })
+}
+
 fn times(caps: &[Capture]) -> Vec<f64> {
     values(caps).filter_map(|(v, _)| secs(v)).collect()
 }
@@ -829,33 +837,16 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "replace-audio" => Some(Intent::ReplaceAudio),
         // "the video of a.mp4 and the audio of song.mp3": only with a sound file last, so the
         // picture's file is the only video (two videos named so would hang on input order).
-        "replace-audio-file" => caps
-            .iter()
-            .rev()
-            .find_map(|c| match &c.cap {
-                Cap::File(f) => Some(f),
-                _ => None,
-            })
-            .is_some_and(|f| {
-                crate::media::ext(f)
-                    .and_then(crate::formats::by_ext)
-                    .is_some_and(|fm| fm.kind == crate::formats::Kind::Audio)
-            })
+        "replace-audio-file" => file_caps(caps)
+            .last()
+            .is_some_and(|f| crate::media::is_sound_name(f))
             .then_some(Intent::ReplaceAudio),
         "add-track" => Some(Intent::AddTrack),
         "mix-audio" => Some(Intent::MixAudio),
         "add-audio" => Some(Intent::AddAudio),
         // "add song.mp3 to the video": only a sound file named is added as sound.
-        "add-audio-file" => caps
-            .iter()
-            .any(|c| match &c.cap {
-                Cap::File(f) => [
-                    ".mp3", ".wav", ".m4a", ".aac", ".ogg", ".oga", ".flac", ".opus",
-                ]
-                .iter()
-                .any(|e| f.ends_with(e)),
-                _ => false,
-            })
+        "add-audio-file" => file_caps(caps)
+            .any(|f| crate::media::is_sound_name(f))
             .then_some(Intent::AddAudio),
         "extract-audio" => Some(Intent::ExtractAudio),
         "remove-audio" => Some(Intent::RemoveAudio),
@@ -1281,18 +1272,12 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             "sound" => Some(Intent::LoopTo(LoopTo::Sound)),
             "picture" => Some(Intent::LoopTo(LoopTo::Picture)),
             // The file repeated is the first named: a sound's, or else a picture's.
-            _ => caps.iter().find_map(|c| match &c.cap {
-                Cap::File(f) => Some(Intent::LoopTo(
-                    if crate::media::ext(f)
-                        .and_then(crate::formats::by_ext)
-                        .is_some_and(|fm| fm.kind == crate::formats::Kind::Audio)
-                    {
-                        LoopTo::Sound
-                    } else {
-                        LoopTo::Picture
-                    },
-                )),
-                _ => None,
+            _ => file_caps(caps).next().map(|f| {
+                Intent::LoopTo(if crate::media::is_sound_name(f) {
+                    LoopTo::Sound
+                } else {
+                    LoopTo::Picture
+                })
             }),
         },
         "subtitles" => Some(Intent::Subtitles {
@@ -1302,13 +1287,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "bars" => Some(Intent::Bars),
         // The files in the order captured, or reversed ("b.mp4 on the end of a.mp4").
         "join-order" => {
-            let mut files: Vec<String> = caps
-                .iter()
-                .filter_map(|c| match &c.cap {
-                    Cap::File(f) => Some(f.clone()),
-                    _ => None,
-                })
-                .collect();
+            let mut files: Vec<String> = file_caps(caps).cloned().collect();
             if arg(0) == "reversed" {
                 files.reverse();
             }

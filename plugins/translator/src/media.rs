@@ -153,6 +153,13 @@ pub fn ext(name: &str) -> Option<&str> {
 }
 
 /// Whether a file name is a picture's ("logo.png"), by its extension.
+/// Whether a file name is a sound file's (its extension an audio format's).
+pub fn is_sound_name(name: &str) -> bool {
+    ext(name)
+        .and_then(crate::formats::by_ext)
+        .is_some_and(|f| f.kind == crate::formats::Kind::Audio)
+}
+
 pub fn is_picture_name(name: &str) -> bool {
     ext(name).is_some_and(|e| {
         ["png", "jpg", "jpeg", "webp", "bmp", "gif", "svg"]

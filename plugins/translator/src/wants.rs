@@ -147,10 +147,10 @@ impl Qualifier {
             Qualifier::ThatSize => w.resize.is_some() || w.pad.is_some() || w.crop.is_some(),
             Qualifier::SoftJoin => w.crossfade.is_some(),
             Qualifier::RestClean => w.overlay_span.is_some(),
+            Qualifier::SoundFadesToo => w.fades.iter().any(|(_, _, audio_only)| !audio_only),
             // A centred crop to a shape narrower than 1:1 takes off the sides; wider, the top
             // and bottom (the inputs' shape is not known here: a 16:9 input is assumed only
             // in that a portrait shape is narrower and a wide one wider).
-            Qualifier::SoundFadesToo => w.fades.iter().any(|(_, _, audio_only)| !audio_only),
             Qualifier::CropSides(sides) => match &w.crop {
                 Some(Crop::Aspect(r)) => (*r < 1.0) == sides,
                 _ => false,
