@@ -673,6 +673,36 @@ async fn cache() {
     );
 }
 
+/// A process's CPU so far, in ms: its own and that of its children it has waited for.
+fn cpu_ms(pid: &str) -> (f64, f64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the command's name: state, then (from index 11) utime, stime, cutime, cstime.
+    let f: Vec<f64> = stat
+        .rsplit_once(") ")
+        .map(|(_, rest)| rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect())
+        .unwrap_or_default();
+    let tick = 1000.0 / 100.0; // USER_HZ
+    let at = |i: usize| f.get(i).copied().unwrap_or(0.0) * tick;
+    (at(11) + at(12), at(13) + at(14))
+}
+
+/// The machine's (busy, all) CPU time so far, in ticks of every core (`/proc/stat`).
+fn machine_ticks() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let f: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    let all: f64 = f.iter().sum();
+    // idle and iowait are the cores' time unused.
+    let idle = f.get(3).copied().unwrap_or(0.0) + f.get(4).copied().unwrap_or(0.0);
+    (all - idle, all)
+}
+
 /// The queue at saturation: 40 distinct thumbnails through the async API against the same 40
 /// ffmpeg runs by hand with as many at once as the server has workers (`xargs -P`), rounds
 /// alternating; once with a client that waits on each job's event stream, once with one that
@@ -696,10 +726,15 @@ async fn async_jobs() {
     let input = s.upload_file(ALICE, None, &m.short()).await;
     let short = m.short().to_string_lossy().into_owned();
     let out_dir = temp_dir("bench-jobs");
+    let server_pid = s.pid().to_string();
     let mut round = 0;
     let (mut direct_all, mut api_all) = (Vec::new(), Vec::new());
     for (mode, polling) in [("events", false), ("polling 50 ms", true)] {
         let (mut direct, mut api) = (Vec::new(), Vec::new());
+        // CPU per job (ms): the server's own, and its sandboxed ffmpeg runs' against xargs' runs;
+        // and how busy the machine's cores were (a core left idle is time the queue lost).
+        let (mut server_cpu, mut ffmpeg_cpu, mut direct_cpu) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut api_busy, mut direct_busy) = (Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
             round += 1;
             // Distinct seek points each round: no run is answered from the result cache.
@@ -711,7 +746,8 @@ async fn async_jobs() {
                  -ss \"$1\" -i {short} -frames:v 1 {}/x\"$0\".png'",
                 out_dir.display()
             );
-            let t = Instant::now();
+            let (t, self_pid) = (Instant::now(), std::process::id().to_string());
+            let (cpu0, machine0) = (cpu_ms(&self_pid), machine_ticks());
             let mut xargs = Command::new("sh")
                 .args(["-c", &script])
                 .stdin(std::process::Stdio::piped())
@@ -725,8 +761,12 @@ async fn async_jobs() {
                 .unwrap();
             assert!(xargs.wait().unwrap().success());
             direct.push(t.elapsed().as_secs_f64());
+            let (cpu1, machine1) = (cpu_ms(&self_pid), machine_ticks());
+            direct_cpu.push((cpu1.1 - cpu0.1) / N as f64);
+            direct_busy.push((machine1.0 - machine0.0) / (machine1.1 - machine0.1));
 
             let t = Instant::now();
+            let (cpu0, machine0) = (cpu_ms(&server_pid), machine_ticks());
             let mut ids = Vec::new();
             for i in 0..N {
                 let (status, body) = s
@@ -764,6 +804,10 @@ async fn async_jobs() {
             });
             futures_util::future::join_all(waits).await;
             api.push(t.elapsed().as_secs_f64());
+            let (cpu1, machine1) = (cpu_ms(&server_pid), machine_ticks());
+            server_cpu.push((cpu1.0 - cpu0.0) / N as f64);
+            ffmpeg_cpu.push((cpu1.1 - cpu0.1) / N as f64);
+            api_busy.push((machine1.0 - machine0.0) / (machine1.1 - machine0.1));
         }
         let spread = |xs: &[f64]| {
             let (lo, hi) = xs
@@ -784,6 +828,14 @@ async fn async_jobs() {
             } else {
                 "ratio >= 0.95 (1.05x)"
             },
+        );
+        println!(
+            "  CPU per job (median ms): server {:.1}, ffmpeg in its sandbox {:.1} against {:.1} by hand; cores busy {:.0}% against {:.0}%",
+            median(server_cpu),
+            median(ffmpeg_cpu),
+            median(direct_cpu),
+            median(api_busy) * 100.0,
+            median(direct_busy) * 100.0
         );
     }
     // Per job on its worker: what the service adds to each run, against xargs' runs.

@@ -26,6 +26,27 @@ pub struct CacheEntry {
     pub last_used: i64,
 }
 
+/// The cache's bytes as this process last counted them, where it is the database's only writer
+/// (embedded): counted once, then moved by each entry it adds or takes. Counting them on every
+/// eviction pass scanned every entry, a cost that grew with the cache (issue #34). A count
+/// read while an entry changed is not kept (`changes`), as `queue.rs` does with the queue.
+#[derive(Default)]
+pub struct HeldBytes {
+    changes: std::sync::atomic::AtomicU64,
+    counted: std::sync::Mutex<Option<u64>>,
+}
+
+impl HeldBytes {
+    fn moved(&self, by: impl FnOnce(u64) -> u64) {
+        self.changes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut counted = self.counted.lock().expect("cache bytes lock");
+        if let Some(bytes) = counted.as_mut() {
+            *bytes = by(*bytes);
+        }
+    }
+}
+
 impl Db {
     /// The entry for `key` made after `fresh_after` (ms), marked used now.
     pub async fn use_cache_entry(
@@ -54,7 +75,12 @@ impl Db {
             )
             .await
         {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                if let Some(held) = &self.cache_held {
+                    held.moved(|b| b + entry.bytes);
+                }
+                Ok(true)
+            }
             Err(DbError::Conflict) => Ok(false),
             Err(e) => Err(e),
         }
@@ -63,14 +89,19 @@ impl Db {
     /// Removes an entry and returns it, so that of evictions racing for it only one (the one
     /// that got it back) deletes its objects.
     pub async fn take_cache_entry(&self, key: &str) -> DbResult<Option<CacheEntry>> {
-        self.first(
-            "DELETE type::record('cache_entry', $k) RETURN BEFORE",
-            json!({ "k": key }),
-        )
-        .await
-        .map(|row: Option<serde_json::Value>| {
-            row.and_then(|v| serde_json::from_value(super::strip_id(v)).ok())
-        })
+        let taken: Option<CacheEntry> = self
+            .first(
+                "DELETE type::record('cache_entry', $k) RETURN BEFORE",
+                json!({ "k": key }),
+            )
+            .await
+            .map(|row: Option<serde_json::Value>| {
+                row.and_then(|v| serde_json::from_value(super::strip_id(v)).ok())
+            })?;
+        if let (Some(held), Some(entry)) = (&self.cache_held, &taken) {
+            held.moved(|b| b.saturating_sub(entry.bytes));
+        }
+        Ok(taken)
     }
 
     /// Bytes the cache holds.
@@ -79,14 +110,32 @@ impl Db {
         struct Row {
             n: Option<u64>,
         }
-        Ok(self
+        let seen = self.cache_held.as_ref().map(|held| {
+            (
+                held.counted.lock().expect("cache bytes lock").to_owned(),
+                held.changes.load(std::sync::atomic::Ordering::SeqCst),
+            )
+        });
+        if let Some((Some(bytes), _)) = seen {
+            return Ok(bytes);
+        }
+        let bytes = self
             .first::<Row>(
                 "SELECT math::sum(bytes) AS n FROM cache_entry GROUP ALL",
                 json!({}),
             )
             .await?
             .and_then(|r| r.n)
-            .unwrap_or(0))
+            .unwrap_or(0);
+        if let (Some(held), Some((_, at))) = (&self.cache_held, seen) {
+            // Checked under the lock: an entry added after the check waits for it, then moves
+            // the count kept here.
+            let mut counted = held.counted.lock().expect("cache bytes lock");
+            if held.changes.load(std::sync::atomic::Ordering::SeqCst) == at {
+                *counted = Some(bytes);
+            }
+        }
+        Ok(bytes)
     }
 
     /// Keys of entries made at or before `stale_before` (ms).

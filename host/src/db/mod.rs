@@ -172,6 +172,8 @@ pub struct Db {
     /// Throughput figures (estimates), on the same terms: read on every submission and before
     /// every run's own is folded in.
     throughputs: Option<std::sync::Arc<kept::Kept<Throughput>>>,
+    /// The result cache's bytes, on the same terms (`cache.rs`).
+    cache_held: Option<std::sync::Arc<cache::HeldBytes>>,
     /// Whether this process is the store's only writer (`sole_writer`).
     sole_writer: bool,
 }
@@ -267,6 +269,7 @@ impl Db {
             jobs: embedded.then(Default::default),
             queue: embedded.then(Default::default),
             throughputs: embedded.then(Default::default),
+            cache_held: embedded.then(Default::default),
             sole_writer: embedded,
         };
         // A server that has just started may answer its first (schema) queries slowly: wait for
