@@ -424,6 +424,14 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "take a thumbnail at 1s and make it louder",
             "a change to the sound does not apply to a picture",
         ),
+        (
+            "take out the audio",
+            "is said both of keeping only the sound and of removing it",
+        ),
+        (
+            "keep the true peak at -1",
+            "a true peak is the ceiling of a loudness normalisation",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -489,18 +489,31 @@ pub fn described(tokens: &[Token], start: usize) -> bool {
     let lex = lexicon();
     let in_class = |class: &str, w: &str| lex.has(class, w);
     let mut i = start;
+    // "too" before it says a state by itself, whatever comes before ("ist im Vergleich zu
+    // anderen Folgen viel zu leise": too quiet compared to other episodes had made it quieter)
+    // (2026-11-28).
+    let mut too = None;
     let state = loop {
         let Some(p) = i.checked_sub(1) else {
-            return false;
+            match too {
+                Some(at) => break at,
+                None => return false,
+            }
         };
         let t = &tokens[p];
         if t.kind != Tok::Word {
-            return false;
+            match too {
+                Some(at) => break at,
+                None => return false,
+            }
         }
         if in_class("state", &t.norm) {
             break p;
         }
         if in_class("degree", &t.norm) {
+            if t.norm == "too" {
+                too.get_or_insert(p);
+            }
             i = p;
             continue;
         }
@@ -508,7 +521,10 @@ pub fn described(tokens: &[Token], start: usize) -> bool {
             i = p;
             continue;
         }
-        return false;
+        match too {
+            Some(at) => break at,
+            None => return false,
+        }
     };
     if tokens.get(state + 1).is_some_and(|t| t.norm == "to") {
         return false;

@@ -204,6 +204,15 @@ pub enum Intent {
     OutputName(String),
     Thumb(Thumb),
     Frames(Frames),
+    /// A bit rate said with neither "audio" nor "video", at a rate sounds are coded at
+    /// (at most 320k): the sound's where the output is only sound, else not told.
+    BareBitrate(u32),
+    /// The result ends with the shorter of two inputs played together.
+    EndShortest,
+    /// The true peak a loudness normalisation keeps under, in dBTP.
+    TruePeak(f64),
+    /// The size of each input's picture ("side by side, each 640x360").
+    EachSize(u32, u32),
     Fade {
         kind: FadeKind,
         secs: Option<f64>,
@@ -834,6 +843,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         }
         "vfilter" => Some(Intent::VideoFilter(arg(0).to_string())),
         "denoise" => Some(Intent::Denoise),
+        "end-shortest" => Some(Intent::EndShortest),
         "replace-audio" => Some(Intent::ReplaceAudio),
         // "the video of a.mp4 and the audio of song.mp3": only with a sound file last, so the
         // picture's file is the only video (two videos named so would hang on input order).
@@ -1009,6 +1019,11 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             };
             crop.map(Intent::Crop)
         }
+        // "side by side, each 640x360": the size of each picture, not of the result.
+        "each-size" => match first {
+            Some((Value::Dim(w, h), _)) => Some(Intent::EachSize(*w, *h)),
+            _ => None,
+        },
         "pad" => {
             let pad = match arg(0) {
                 "aspect" => match first {
@@ -1105,6 +1120,13 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             hz.filter(|h| (8000.0..=192_000.0).contains(h))
                 .map(|h| Intent::SampleRate(h.round() as u32))
         }
+        // A loudness target's ceiling ("true peak around -1.5"), in dBTP: at most 0.
+        "true-peak" => match first {
+            Some((Value::Num(n) | Value::Db(n), _)) if n.abs() <= 9.0 => {
+                Some(Intent::TruePeak(-n.abs()))
+            }
+            _ => None,
+        },
         "normalize" => Some(Intent::Normalize(values(caps).find_map(|(v, _)| match v {
             Value::Lufs(l) => Some(-l.abs()),
             _ => None,
@@ -1117,6 +1139,12 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         .filter(|b| (8_000.0..=640_000.0).contains(b))
         .map(|b| Intent::AudioBitrate(b as u32)),
         "video-bitrate" => match first {
+            // Said alone, a rate a sound is coded at ("a version at 128k") may be either's.
+            Some((Value::Bitrate(b), _))
+                if arg(0) == "bare" && *b <= 320_000.0 && *b >= 8_000.0 =>
+            {
+                Some(Intent::BareBitrate(*b as u32))
+            }
             Some((Value::Bitrate(b), _)) if *b >= 50_000.0 && *b <= 200e6 => {
                 Some(Intent::VideoBitrate(*b as u32))
             }

@@ -258,6 +258,20 @@ pub fn unanswered(instruction: &str) -> Vec<String> {
     let tokens = tokenize(instruction);
     let hits = probe_grammar().run(&tokens, |rule, _| Some(rule.line));
     let mut out = grammar::unaccounted_joined(&tokens, &hits);
+    // A clause not understood that asks ("quantos canais e qual a taxa de amostragem": how
+    // many channels) is a question too, first or not: the sample rate alone had answered it
+    // (2026-11-28 held-out set).
+    let lex = crate::lexicon::lexicon();
+    let asks = |w: &str| {
+        lex.classes["asking"]
+            .iter()
+            .any(|p| p.len() == 1 && p[0] == w)
+    };
+    for clause in grammar::unaccounted_clauses(&tokens, &hits) {
+        if clause.split(' ').any(asks) && !out.contains(&clause) {
+            out.push(clause);
+        }
+    }
     // Japanese the word list could not split may hold a second question ("何本": how many);
     // the answer would leave it out. (Other languages' context words are fillers: a word of
     // them left unknown is context, "before I convert it".)

@@ -312,7 +312,12 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
 /// Why the instruction asks for something no task can do, if it does: the first kind found,
 /// with the words that asked for it quoted (the user sees which part could not be done).
 pub fn out_of_scope(instruction: &str) -> Option<String> {
-    let text = format!(" {} ", instruction.to_lowercase());
+    let mut text = format!(" {} ", instruction.to_lowercase());
+    // Noise in the background is a sound to filter, not a thing to recognise: "remove the
+    // background noise" had been refused as removing the picture's background (2026-11-28).
+    for sound in ["noise", "hum", "hiss", "buzz", "music", "sound", "audio"] {
+        text = text.replace(&format!("background {sound}"), sound);
+    }
     // Accents left out ("subelo a youtube", "envialo") say the same (2026-11-27).
     let plain = |s: &str| {
         crate::lexicon::unaccented(s)
@@ -410,6 +415,7 @@ mod tests {
             "配信用に圧縮して",
             "keep the first 10 seconds",
             "add the logo in the top right corner",
+            "remove the background noise from the audio",
         ] {
             assert_eq!(out_of_scope(ok), None, "{ok}");
         }

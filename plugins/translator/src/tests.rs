@@ -2658,3 +2658,126 @@ fn sixth_pass_lengths_after_joins_are_the_results() {
     let m = refused("make it black and white, sound fading too", &["clip.mp4"]);
     assert!(m.contains("the sound fades too"), "{m}");
 }
+
+/// The seventh pass (2026-11-28 held-out set): answers that had contradicted the request.
+#[test]
+fn seventh_pass_reads_removal_bars_and_noise() {
+    // "get rid of the audio" had extracted the sound; "take away the sound" too.
+    for q in [
+        "get rid of the audio",
+        "take away the sound",
+        "take the sound off",
+    ] {
+        let a = argv(&task(q, &["clip.mp4"]));
+        assert!(a.contains("-an") && !a.contains("-vn"), "{q}: {a}");
+    }
+    // Said of both keeping the sound alone and removing it: refused by name.
+    for q in ["take out the audio", "take the audio out"] {
+        let m = refused(q, &["clip.mp4"]);
+        assert!(
+            m.contains("is said both of keeping only the sound and of removing it"),
+            "{m}"
+        );
+    }
+    // A square beside bars is the padding's: it had been cropped, then padded.
+    let a = argv(&task(
+        "make it a square 1280x1280 with black bars",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("pad=1280:1280") && !a.contains("crop="), "{a}");
+    let a = argv(&task(
+        "as a square, 1280x1280, black bars top and bottom",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("pad=1280:1280") && !a.contains("vstack"), "{a}");
+    // Noise in the background is the sound's, not a thing to recognise in the picture.
+    for q in [
+        "remove the background noise from the audio",
+        "reduce the hiss in the sound",
+        "reduce the noise in the audio, keep the video as it is",
+    ] {
+        let a = argv(&task(q, &["clip.mp4"]));
+        assert!(
+            a.contains("-af afftdn") && a.contains("-c:v copy"),
+            "{q}: {a}"
+        );
+    }
+    // One sheet of a 3x3 grid of 9 thumbnails; one picture every second.
+    let a = argv(&task(
+        "one image with 9 thumbnails in a 3x3 grid",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("tile=3x3"), "{a}");
+    // Each picture's size beside another: the result is twice as wide; it had been squeezed
+    // into 640x360.
+    let a = argv(&task(
+        "clip.mp4 and clip2.mp4 side by side, each 640x360",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(
+        a.contains("pad=640:360") && a.contains("hstack") && !a.contains("scale=640:360[v]"),
+        "{a}"
+    );
+    // A normalisation's true peak is kept; alone it is refused, not dropped.
+    let a = argv(&task(
+        "normalize to -14 LUFS with a true peak of -1 dB",
+        &["song.mp3"],
+    ));
+    assert!(a.contains("loudnorm=I=-14:TP=-1:"), "{a}");
+    let m = refused("keep the true peak at -1", &["song.mp3"]);
+    assert!(m.contains("a true peak is the ceiling"), "{m}");
+    // "Too quiet" is said of the file, whatever stands between it and "is": it had made the
+    // sound quieter before normalising it.
+    let a = argv(&task(
+        "Die Aufnahme ist im Vergleich zu anderen Folgen viel zu leise. Bitte auf -16 LUFS normalisieren.",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("-af loudnorm=I=-16") && !a.contains("volume="),
+        "{a}"
+    );
+    // Ending with the shorter input: a picture laid over is cut to it, sound too; alone (one
+    // input) it is refused, not dropped.
+    let a = argv(&task(
+        "overlay clip2.mp4 in the bottom right of clip.mp4 and stop when the shorter one ends",
+        &["clip.mp4", "clip2.mp4"],
+    ));
+    assert!(a.contains("shortest=1") && a.contains("-shortest"), "{a}");
+    let m = refused(
+        "convert to webm and end when the shortest ends",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("ending with the shorter input"), "{m}");
+    // A picture named beside a place is laid over there, its margin the overlay's (it had
+    // been read as a border around the video).
+    let a = argv(&task(
+        "logo.png en haut à droite de clip.mp4, avec une petite marge",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay=W-w-") && !a.contains("pad="), "{a}");
+    // A sound's bit rate said alone beside a picture may be either's: refused (it had gone to
+    // the picture); said of an output that is only sound, it is the sound's; asked of an
+    // uncompressed sound, refused (it had been dropped).
+    let m = refused("a version at 44.1k and 128k", &["clip.mp4"]);
+    assert!(m.contains("may be the sound's or the picture's"), "{m}");
+    let a = argv(&task("convert to mp3 at 128k", &["clip.mp4"]));
+    assert!(a.contains("-b:a 128k"), "{a}");
+    let m = refused("convert at 128k", &["tone.wav"]);
+    assert!(m.contains("a bit rate does not apply"), "{m}");
+    // The verb last ("die Lautstärke um 6 dB anheben").
+    let a = argv(&task("die Lautstärke um 6 dB anheben", &["song.mp3"]));
+    assert!(a.contains("volume=6dB"), "{a}");
+}
+
+#[test]
+fn a_first_question_not_understood_is_not_dropped() {
+    // "quantos canais e qual a taxa": the first question had been left out of the answer.
+    let cfg = crate::translate_probe("quantos canais e qual a taxa de amostragem?").unwrap();
+    let shown = format!("{cfg:?}");
+    assert!(
+        shown.contains("channels") && shown.contains("sample_rate"),
+        "{shown}"
+    );
+    let m = crate::translate_probe("quantos blorfs e qual a taxa de amostragem?").unwrap_err();
+    assert!(m.message.contains("quantos blorfs"), "{}", m.message);
+}

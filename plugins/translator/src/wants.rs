@@ -67,6 +67,15 @@ pub struct Wants {
     pub join_order: Vec<String>,
     /// `Some(true)`: side by side.
     pub stack: Option<bool>,
+    /// The bit rate was said alone, at a sound's rate (`Intent::BareBitrate`).
+    pub bare_bitrate: bool,
+    /// The result ends with the shorter of two inputs played together ("end when the shorter
+    /// one ends").
+    pub end_shortest: bool,
+    /// The true peak a normalisation keeps under (dBTP); -1.5 when none is said.
+    pub true_peak: Option<f64>,
+    /// Each stacked picture's size ("side by side, each 640x360"), not the result's.
+    pub each_size: Option<(u32, u32)>,
     pub combine: bool,
     pub image_to_video: bool,
     /// Time added: (where, seconds, what fills it).
@@ -262,6 +271,9 @@ impl Wants {
         let mut margin = None;
         let mut qualifiers = Vec::new();
         let mut bars = false;
+        // Whether a crop was said with a verb of cutting ("crop it square"), not a shape alone
+        // ("make it a square").
+        let mut crop_verb = false;
         // The clause a reverse or a repeat was said in: a cut said in a later clause is the
         // result's, which this does not turn into the input's ("repeat the first second 3
         // times" says its part in the same clause).
@@ -286,7 +298,23 @@ impl Wants {
                 }
                 Intent::OutputName(n) => w.output_name = Some(n),
                 Intent::Thumb(t) => put!(thumb, t, named, "the frame to take"),
-                Intent::Frames(f) => put!(frames, f, named, "how many frames to take"),
+                Intent::Frames(f) => {
+                    // The same frames said twice over: "one image of 9 thumbnails in a 3x3 grid"
+                    // (counts the grid holds), "1秒ごとに1枚" (one picture at each second): the
+                    // grid, the rate (2026-11-28).
+                    let said = slots.frames.as_ref().map(|(old, _)| old.clone());
+                    let counted = |old: &Frames, new: &Frames| match (old, new) {
+                        // "one image" of a grid is the sheet itself.
+                        (Frames::Tile(c, r), Frames::Count(n)) => c * r == *n || *n == 1,
+                        (Frames::Every(_) | Frames::Rate(_), Frames::Count(1)) => true,
+                        _ => false,
+                    };
+                    match said {
+                        Some(old) if counted(&old, &f) => {}
+                        Some(old) if counted(&f, &old) => slots.frames = Some((f, named)),
+                        _ => put!(frames, f, named, "how many frames to take"),
+                    }
+                }
                 Intent::Fade {
                     kind,
                     secs,
@@ -298,7 +326,12 @@ impl Wants {
                     }
                     w.fades.push((kind, secs, audio_only))
                 }
-                Intent::AudioFilter(f) => w.afilters.push(f),
+                // Said twice ("it has a hiss: reduce the noise") it is one filter, as a picture's.
+                Intent::AudioFilter(f) => {
+                    if !w.afilters.contains(&f) {
+                        w.afilters.push(f)
+                    }
+                }
                 Intent::VideoFilter(f) => {
                     if !w.vfilters.contains(&f) {
                         w.vfilters.push(f)
@@ -347,7 +380,12 @@ impl Wants {
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
                 Intent::Flip { horizontal: true } => w.hflip = true,
                 Intent::Flip { horizontal: false } => w.vflip = true,
-                Intent::Crop(c) => put!(crop, c, named, "crops"),
+                Intent::Crop(c) => {
+                    crop_verb |= words
+                        .split(' ')
+                        .any(|x| x.starts_with("crop") || x == "cut");
+                    put!(crop, c, named, "crops")
+                }
                 // The first padding named wins: "pad to a square with black bars".
                 Intent::Pad(p) => {
                     w.pad.get_or_insert(p);
@@ -359,8 +397,14 @@ impl Wants {
                 Intent::Channels(c) => put!(channels, c, named, "channel counts"),
                 Intent::SampleRate(r) => put!(sample_rate, r, named, "sample rates"),
                 Intent::Normalize(l) => w.normalize = Some(l),
+                Intent::TruePeak(tp) => w.true_peak = Some(tp),
+                Intent::EndShortest => w.end_shortest = true,
                 Intent::AudioBitrate(b) => put!(abitrate, b, named, "audio bit rates"),
                 Intent::VideoBitrate(b) => put!(vbitrate, b, named, "video bit rates"),
+                Intent::BareBitrate(b) => {
+                    w.bare_bitrate = true;
+                    put!(vbitrate, b, named, "video bit rates")
+                }
                 Intent::TargetSize(b) => put!(target_size, b, named, "file sizes"),
                 Intent::TargetFactor(f) => w.target_factor = Some(f),
                 Intent::Crf(c) => put!(crf, c, named, "qualities"),
@@ -389,6 +433,7 @@ impl Wants {
                     w.join_order = files;
                 }
                 Intent::Stack { horizontal } => w.stack = Some(horizontal),
+                Intent::EachSize(fw, fh) => w.each_size = Some((fw, fh)),
                 Intent::Combine => w.combine = true,
                 Intent::ImageToVideo => w.image_to_video = true,
                 Intent::Extend { at, secs, fill } => w.extends.push((at, secs, fill)),
@@ -490,6 +535,23 @@ impl Wants {
         {
             slots.resize = None;
             w.target_factor.get_or_insert(f);
+        }
+        // A picture named beside a place ("logo.png en haut à droite de clip.mp4") is laid
+        // over the video there: nothing else puts a named picture at a place (2026-11-28).
+        if w.corner.is_some()
+            && slots.crop.is_none()
+            && w.blur_region.is_none()
+            && w.stack.is_none()
+            && !w.concat
+            && u.files_in.iter().any(|(_, n)| {
+                crate::media::is_picture_name(n)
+                    && !u
+                        .heard
+                        .iter()
+                        .any(|(i, _)| matches!(i, Intent::OutputName(o) if o == n))
+            })
+        {
+            w.overlay = true;
         }
         // A distance from the edges places the watermark; without one, "a 10 px margin" is a
         // border and "10 px from the edges" names nothing it could place.
@@ -717,6 +779,28 @@ impl Wants {
                 }
                 _ => Pad::Aspect(16.0 / 9.0),
             });
+        }
+        // A true peak is a normalisation's ceiling: alone it would be dropped.
+        if w.true_peak.is_some() && w.normalize.is_none() {
+            w.unsupported.get_or_insert_with(|| {
+                "a true peak is the ceiling of a loudness normalisation; ask for one too (\"normalize to -16 LUFS, true peak -1.5\")".into()
+            });
+        }
+        // Each picture's size is the result's where there is one picture ("join them, each
+        // at 640x360"); beside a stack it sizes the stacked pictures (`plan/joins.rs`).
+        if w.stack.is_none()
+            && let Some((fw, fh)) = w.each_size.take()
+        {
+            match &w.resize {
+                Some(r) if *r != Resize::Dim(fw, fh) => w.conflicts.push("sizes".into()),
+                _ => w.resize = Some(Resize::Dim(fw, fh)),
+            }
+        }
+        // "make it a square 1280x1280 with black bars": a shape said beside padding is the
+        // padding's; a crop would cut away what the bars are there to keep (it had cropped to a
+        // square, then padded) (2026-11-28).
+        if w.pad.is_some() && !crop_verb && matches!(w.crop, Some(Crop::Square | Crop::Aspect(_))) {
+            w.crop = None;
         }
         if w.blur_fill && w.pad.is_none() {
             match w.crop {

@@ -30,6 +30,13 @@ impl Planner<'_> {
     /// Video bitrate (bit/s) that fits the target size, leaving room for sound.
     pub(super) fn target_video_bitrate(&self, with_audio: bool) -> Planned<Option<u32>> {
         let Some(bytes) = self.target_bytes() else {
+            // "a version at 44.1k and 128k": a sound's rate said alone, beside a picture, may
+            // be either's; it had been given to the picture (2026-11-28).
+            if self.w.bare_bitrate && self.w.abitrate.is_none() {
+                return Err(PlanError::NotSupported(
+                    "a bit rate said alone at a rate sounds are coded at (320k or less) may be the sound's or the picture's; say \"the audio at 128k\" or \"a video bit rate of 128k\"",
+                ));
+            }
             return Ok(self.w.vbitrate);
         };
         let secs = self

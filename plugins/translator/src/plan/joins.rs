@@ -112,10 +112,14 @@ impl Planner<'_> {
         let shorter =
             matches!((logo.duration(), self.main.duration()), (Some(l), Some(m)) if l < m);
         let shortest = match logo.kind {
-            Kind::Video if shorter => ":eof_action=pass",
+            Kind::Video if shorter && !self.w.end_shortest => ":eof_action=pass",
             Kind::Video => ":shortest=1",
             _ => "",
         };
+        // Ended with the shorter picture, the sound ends with it too.
+        if self.w.end_shortest && logo.kind == Kind::Video {
+            self.opts.push("-shortest".into());
+        }
         // Shown for part of the time only: the first or the last seconds.
         let shown = match (self.w.overlay_span, self.out_duration()) {
             (Some((true, t)), _) => format!(":enable='between(t,0,{})'", fmt_num(t)),
@@ -144,7 +148,18 @@ impl Planner<'_> {
         let mi = c.main;
         let oi = self.add_input(other, Vec::new());
         let (a, b) = (self.main.dims(), other.dims());
-        let (sa, sb, stack) = if horizontal {
+        let (sa, sb, stack) = if let Some((w, h)) = self.w.each_size {
+            // Each picture fitted to the size asked for it: the result is twice as wide (or
+            // high); "side by side, each 640x360" had squeezed both into 640x360 (2026-11-28).
+            let fit = format!(
+                "scale={w}:{h}:force_original_aspect_ratio=decrease,pad={w}:{h}:(ow-iw)/2:(oh-ih)/2,setsar=1"
+            );
+            (
+                fit.clone(),
+                fit,
+                if horizontal { "hstack" } else { "vstack" },
+            )
+        } else if horizontal {
             let h = even(a.map_or(720, |d| d.1).min(b.map_or(720, |d| d.1)) as f64);
             (format!("scale=-2:{h}"), format!("scale=-2:{h}"), "hstack")
         } else {

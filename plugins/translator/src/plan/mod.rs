@@ -113,6 +113,17 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         Join::Concat(list) => Join::Concat(choose::join_order(list, u, &w.join_order)?),
         other => other,
     };
+    // Ending with the shorter input is said of two played together: a stack ends so already,
+    // a video laid over is cut to it (`joins.rs`); elsewhere (a still picture has no length)
+    // it would be dropped.
+    if w.end_shortest
+        && !matches!(join, Join::Stack(..) | Join::ReplaceAudio(_))
+        && !matches!(&join, Join::Overlay(l) if l.kind == Kind::Video)
+    {
+        return Err(PlanError::Unsupported(
+            "ending with the shorter input is said of two inputs played together (side by side, one laid over the other, or a sound put in another's place)".into(),
+        ));
+    }
     let target = choose::target_format(&w, &media);
     let mode = choose::mode(&w, main, target, &join)?;
     // Pictures taken from a video have no sound and no time: a change of speed, a reverse, a

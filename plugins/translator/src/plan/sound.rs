@@ -30,8 +30,9 @@ impl Planner<'_> {
         if let Some(target) = self.w.normalize {
             self.tag("normalized");
             chain.push(format!(
-                "loudnorm=I={}:TP=-1.5:LRA=11",
-                fmt_num(target.unwrap_or(-16.0).clamp(-70.0, -5.0))
+                "loudnorm=I={}:TP={}:LRA=11",
+                fmt_num(target.unwrap_or(-16.0).clamp(-70.0, -5.0)),
+                fmt_num(self.w.true_peak.unwrap_or(-1.5).clamp(-9.0, 0.0))
             ));
         }
         if let Some(s) = self.w.speed {
@@ -156,6 +157,12 @@ impl Planner<'_> {
                 Some(levels[1].min(share.max(32)))
             }
             (None, None, Some(levels)) => Some(levels[self.quality_level()]),
+            // A bit rate asked of a sound stored without compression would be dropped.
+            (Some(_), _, None) => {
+                return Err(PlanError::NotSupported(
+                    "the sound is stored here without compression (WAV, FLAC, AIFF), where a bit rate does not apply; ask for mp3, aac or opus at that rate",
+                ));
+            }
             (_, _, None) => None,
         };
         if let Some(k) = kbps {
