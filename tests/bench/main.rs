@@ -673,17 +673,19 @@ async fn cache() {
     );
 }
 
-/// A process's CPU so far, in ms: its own and that of its children it has waited for.
-fn cpu_ms(pid: &str) -> (f64, f64) {
+/// A clock tick of `/proc` (USER_HZ), in ms.
+const TICK_MS: f64 = 10.0;
+
+/// A process's own CPU so far, in ms.
+fn cpu_ms(pid: &str) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // After the command's name: state, then (from index 11) utime, stime, cutime, cstime.
+    // After the command's name: state, then (from index 11) utime and stime.
     let f: Vec<f64> = stat
         .rsplit_once(") ")
         .map(|(_, rest)| rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect())
         .unwrap_or_default();
-    let tick = 1000.0 / 100.0; // USER_HZ
-    let at = |i: usize| f.get(i).copied().unwrap_or(0.0) * tick;
-    (at(11) + at(12), at(13) + at(14))
+    let at = |i: usize| f.get(i).copied().unwrap_or(0.0) * TICK_MS;
+    at(11) + at(12)
 }
 
 /// The machine's (busy, all) CPU time so far, in ticks of every core (`/proc/stat`).
@@ -731,8 +733,9 @@ async fn async_jobs() {
     let (mut direct_all, mut api_all) = (Vec::new(), Vec::new());
     for (mode, polling) in [("events", false), ("polling 50 ms", true)] {
         let (mut direct, mut api) = (Vec::new(), Vec::new());
-        // CPU per job (ms): the server's own, and its sandboxed ffmpeg runs' against xargs' runs;
-        // and how busy the machine's cores were (a core left idle is time the queue lost).
+        // CPU per job (ms): the server's own, and its sandboxed ffmpeg runs' against xargs' runs
+        // (the machine's, less the processes measured: read on an idle machine); and how busy
+        // the cores were (a core left idle is time the queue lost).
         let (mut server_cpu, mut ffmpeg_cpu, mut direct_cpu) = (Vec::new(), Vec::new(), Vec::new());
         let (mut api_busy, mut direct_busy) = (Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
@@ -747,7 +750,7 @@ async fn async_jobs() {
                 out_dir.display()
             );
             let (t, self_pid) = (Instant::now(), std::process::id().to_string());
-            let (cpu0, machine0) = (cpu_ms(&self_pid), machine_ticks());
+            let (me0, machine0) = (cpu_ms(&self_pid), machine_ticks());
             let mut xargs = Command::new("sh")
                 .args(["-c", &script])
                 .stdin(std::process::Stdio::piped())
@@ -761,12 +764,14 @@ async fn async_jobs() {
                 .unwrap();
             assert!(xargs.wait().unwrap().success());
             direct.push(t.elapsed().as_secs_f64());
-            let (cpu1, machine1) = (cpu_ms(&self_pid), machine_ticks());
-            direct_cpu.push((cpu1.1 - cpu0.1) / N as f64);
+            let (me1, machine1) = (cpu_ms(&self_pid), machine_ticks());
+            // The cores' busy time less this process's own: xargs and its ffmpeg runs.
+            let busy_ms = (machine1.0 - machine0.0) * TICK_MS;
+            direct_cpu.push((busy_ms - (me1 - me0)) / N as f64);
             direct_busy.push((machine1.0 - machine0.0) / (machine1.1 - machine0.1));
 
             let t = Instant::now();
-            let (cpu0, machine0) = (cpu_ms(&server_pid), machine_ticks());
+            let (cpu0, me0, machine0) = (cpu_ms(&server_pid), cpu_ms(&self_pid), machine_ticks());
             let mut ids = Vec::new();
             for i in 0..N {
                 let (status, body) = s
@@ -804,9 +809,13 @@ async fn async_jobs() {
             });
             futures_util::future::join_all(waits).await;
             api.push(t.elapsed().as_secs_f64());
-            let (cpu1, machine1) = (cpu_ms(&server_pid), machine_ticks());
-            server_cpu.push((cpu1.0 - cpu0.0) / N as f64);
-            ffmpeg_cpu.push((cpu1.1 - cpu0.1) / N as f64);
+            let (cpu1, me1, machine1) = (cpu_ms(&server_pid), cpu_ms(&self_pid), machine_ticks());
+            // The sandboxed runs are not the server's children once bubblewrap's own pid 1
+            // reaps them: the cores' busy time less the server's and this client's.
+            let busy_ms = (machine1.0 - machine0.0) * TICK_MS;
+            let server_ms = cpu1 - cpu0;
+            server_cpu.push(server_ms / N as f64);
+            ffmpeg_cpu.push((busy_ms - server_ms - (me1 - me0)) / N as f64);
             api_busy.push((machine1.0 - machine0.0) / (machine1.1 - machine0.1));
         }
         let spread = |xs: &[f64]| {
