@@ -432,6 +432,10 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "keep the true peak at -1",
             "a true peak is the ceiling of a loudness normalisation",
         ),
+        (
+            "make it 5 seconds long",
+            "cannot be made 5 s long by cutting",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -2764,6 +2764,23 @@ fn seventh_pass_reads_removal_bars_and_noise() {
     assert!(a.contains("-b:a 128k"), "{a}");
     let m = refused("convert at 128k", &["tone.wav"]);
     assert!(m.contains("a bit rate does not apply"), "{m}");
+    // Probing around muting and lengths (2026-11-28): "trim the end by 2 seconds" had kept 2 s;
+    // a mute beside a cut had muted the input's later seconds; "mute the first 2 seconds and
+    // the last 2" had kept the last 2 s; a length longer than the input came back shorter.
+    let a = argv(&task("trim the end by 2 seconds", &["clip.mp4"]));
+    assert!(a.contains("-t 8 "), "{a}");
+    let m = refused(
+        "cut the first 2 seconds and mute from 5 to 7 seconds",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("a part of the sound muted beside a cut"), "{m}");
+    let m = refused(
+        "mute the first 2 seconds and the last 2 seconds",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("muting the last seconds"), "{m}");
+    let m = refused("make the video 30 seconds long", &["clip.mp4"]);
+    assert!(m.contains("cannot be made 30 s long by cutting"), "{m}");
     // The verb last ("die Lautstärke um 6 dB anheben").
     let a = argv(&task("die Lautstärke um 6 dB anheben", &["song.mp3"]));
     assert!(a.contains("volume=6dB"), "{a}");

@@ -67,6 +67,8 @@ pub struct Wants {
     pub join_order: Vec<String>,
     /// `Some(true)`: side by side.
     pub stack: Option<bool>,
+    /// A length was asked as such ("30 seconds long"), not as a ceiling ("at most 30 s").
+    pub exact_length: bool,
     /// The bit rate was said alone, at a sound's rate (`Intent::BareBitrate`).
     pub bare_bitrate: bool,
     /// The result ends with the shorter of two inputs played together ("end when the shorter
@@ -418,6 +420,15 @@ impl Wants {
                 Intent::Lossless => w.lossless = true,
                 Intent::Reencode => w.reencode = true,
                 Intent::Trim(t) => {
+                    // "30 seconds long" asks for that length; "cut it down to 1 min", "max 30
+                    // seconds" for at most it.
+                    if matches!(t, Trim::Duration(_)) {
+                        let said = |x: &str| words.split(' ').any(|y| y == x);
+                        w.exact_length = (said("long") || said("length"))
+                            && !["max", "maximum", "under", "most", "down", "limit"]
+                                .iter()
+                                .any(|x| said(x));
+                    }
                     w.trims.push(t);
                     trims_in.push(clause);
                 }
@@ -778,6 +789,14 @@ impl Wants {
                     Pad::Square
                 }
                 _ => Pad::Aspect(16.0 / 9.0),
+            });
+        }
+        // A part of the sound muted beside a cut: its times may be the input's or the result's
+        // ("cut the first 2 seconds and mute from 5 to 7" had muted the input's 7 to 9)
+        // (2026-11-28).
+        if !w.trims.is_empty() && w.afilters.iter().any(|f| f.starts_with("volume=enable=")) {
+            w.unsupported.get_or_insert_with(|| {
+                "a part of the sound muted beside a cut: whether its times are the input's or the result's cannot be told; mute in one request, cut in another".into()
             });
         }
         // A true peak is a normalisation's ceiling: alone it would be dropped.

@@ -23,6 +23,20 @@ impl Planner<'_> {
         for t in w.trims.clone() {
             match t {
                 Trim::KeepHead(n) => s.end = Some(s.start + n),
+                // A length asked ("make it 30 seconds long") that the input cannot give: cutting
+                // would return it as it is, shorter than asked (2026-11-28).
+                Trim::Duration(n)
+                    if w.exact_length
+                        && d.is_some_and(|d| s.start + n > d + 0.5)
+                        && self.main.kind != Kind::Still =>
+                {
+                    return Err(PlanError::Unsupported(format!(
+                        "{} is only {} s long, so it cannot be made {} s long by cutting; say how to make it longer (\"loop it\", \"freeze the last frame for 5 seconds\")",
+                        self.name(),
+                        crate::numbers::fmt_num(d.unwrap_or(0.0)),
+                        crate::numbers::fmt_num(n)
+                    )));
+                }
                 Trim::Duration(n) => s.end = Some(s.start + n),
                 // "cut the first 10 seconds" of a 10-second clip can only mean "keep them".
                 Trim::CutHead(n) if d.is_some_and(|d| n >= d) => s.end = Some(n),
