@@ -2781,6 +2781,18 @@ fn seventh_pass_reads_removal_bars_and_noise() {
     assert!(m.contains("muting the last seconds"), "{m}");
     let m = refused("make the video 30 seconds long", &["clip.mp4"]);
     assert!(m.contains("cannot be made 30 s long by cutting"), "{m}");
+    // A third round (2026-11-28): a watermark beside a turn had turned with the video; "speed
+    // up the first half" had sped up all of it; "a frame every 2 seconds from 4s to 8s" had
+    // answered one picture at 4 s.
+    let m = refused(
+        "add the logo at the bottom and rotate the video 90 degrees",
+        &["clip.mp4", "logo.png"],
+    );
+    assert!(m.contains("would turn with it"), "{m}");
+    let m = refused("speed up the first half", &["clip.mp4"]);
+    assert!(m.contains("a part of the time said as a half"), "{m}");
+    let m = refused("grab a frame every 2 seconds from 4s to 8s", &["clip.mp4"]);
+    assert!(m.contains("how many frames to take"), "{m}");
     // The verb last ("die Lautstärke um 6 dB anheben").
     let a = argv(&task("die Lautstärke um 6 dB anheben", &["song.mp3"]));
     assert!(a.contains("volume=6dB"), "{a}");

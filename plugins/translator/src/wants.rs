@@ -601,6 +601,14 @@ impl Wants {
             repeat,
             acodec
         );
+        // One frame at a named place beside several frames: "a frame every 2 seconds from 4s to
+        // 8s" had answered one picture at 4 s (2026-11-28).
+        // ("the last frame, 1 image" agrees: one is one.)
+        if w.frames.as_ref().is_some_and(|f| *f != Frames::Count(1))
+            && w.thumb.as_ref().is_some_and(|t| *t != Thumb::Default)
+        {
+            w.conflicts.push("how many frames to take".into());
+        }
         // "reverse it and keep the first 3 seconds", "loop it 3 times and keep the first 15
         // seconds": the cut is the result's (the reversed end, the loops' first 15 s), and it
         // had been made to the input (its first 3 s reversed; 30 s of loops, the cut lost).

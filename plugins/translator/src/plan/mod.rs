@@ -113,6 +113,14 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         Join::Concat(list) => Join::Concat(choose::join_order(list, u, &w.join_order)?),
         other => other,
     };
+    // A picture laid over a video turned or mirrored would turn with it: "add the logo at the
+    // bottom and rotate the video 90 degrees" had put the logo on its side at the left
+    // (2026-11-28). Which of the two the turn is for is not told: refused by name.
+    if matches!(join, Join::Overlay(_)) && (w.rotate != 0 || w.hflip || w.vflip) {
+        return Err(PlanError::Unsupported(
+            "a picture laid over a video that is also turned or mirrored would turn with it; turn the video in one request, then add the picture in another".into(),
+        ));
+    }
     // Ending with the shorter input is said of two played together: a stack ends so already,
     // a video laid over is cut to it (`joins.rs`); elsewhere (a still picture has no length)
     // it would be dropped.
