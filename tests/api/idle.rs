@@ -24,20 +24,6 @@ fn background(metrics: &str) -> BTreeMap<String, i64> {
         .collect()
 }
 
-/// CPU seconds (user and system) the process has used.
-fn cpu_s(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
-    // USER_HZ is 100 on every Linux the tests run on (sysconf(_SC_CLK_TCK)).
-    ticks / 100.0
-}
-
 #[tokio::test]
 async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
     // On disk, as an operator runs it, with the sweeper at its default pace (the tests' base
@@ -150,9 +136,9 @@ async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
 
     // Idle: no request, no job. The figure is the process's own CPU time, which other work
     // on the machine does not add to.
-    let (pid, before, started) = (s.pid(), cpu_s(s.pid()), Instant::now());
+    let (pid, before, started) = (s.pid(), cpu_seconds(s.pid()), Instant::now());
     tokio::time::sleep(Duration::from_secs(10)).await;
-    let share = (cpu_s(pid) - before) / started.elapsed().as_secs_f64();
+    let share = (cpu_seconds(pid) - before) / started.elapsed().as_secs_f64();
     eprintln!(
         "idle CPU after the history: {:.2}% of a core",
         share * 100.0

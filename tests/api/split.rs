@@ -306,16 +306,6 @@ fn parts_stitched(coordinator: &Server) -> u64 {
         .unwrap_or_else(|| panic!("no part count in {line}"))
 }
 
-/// A process's own CPU seconds so far, without its children's (`/proc/PID/stat`).
-fn cpu_s(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    // Fields after the parenthesised command name, from the third: utime and stime are 14, 15.
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    let f: Vec<f64> = rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect();
-    let user_hz = 100.0;
-    (f[11] + f[12]) / user_hz
-}
-
 /// Pins every thread of `pid` (and so every process it starts later) to `core`.
 fn pin(pid: u32, core: usize) {
     let ok = std::process::Command::new("taskset")
@@ -390,7 +380,7 @@ async fn bench_split() {
     let task = json!({"inputs": [{"file_path": input}],
                       "outputs": [{"file": "split.mp4", "options": options}]});
     let pids = [a.pid(), b.pid(), db.server.pid(), s3.server.pid()];
-    let cpu_before = pids.map(cpu_s);
+    let cpu_before = pids.map(cpu_seconds);
     let started = Instant::now();
     let (status, split) = a
         .post(
@@ -400,7 +390,7 @@ async fn bench_split() {
         )
         .await;
     let two_instances = started.elapsed().as_secs_f64();
-    let cpu_after = pids.map(cpu_s);
+    let cpu_after = pids.map(cpu_seconds);
     let cpu: Vec<f64> = (0..4).map(|i| cpu_after[i] - cpu_before[i]).collect();
     assert_eq!(status, 200, "{split}");
     let (on_a, on_b) = (counter(&a, PARTS).await, counter(&b, PARTS).await);

@@ -640,3 +640,17 @@ pub fn duration(probe: &Value) -> f64 {
         .and_then(|d| d.parse().ok())
         .unwrap_or(0.0)
 }
+
+/// A process's own CPU seconds so far (user and system, without its children's), from
+/// `/proc/PID/stat`; 0 when it is gone.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the parenthesised command name: state, then (from index 11) utime and stime.
+    let f: Vec<f64> = stat
+        .rsplit_once(") ")
+        .map(|(_, rest)| rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect())
+        .unwrap_or_default();
+    let at = |i: usize| f.get(i).copied().unwrap_or(0.0);
+    // USER_HZ is 100 on every Linux the tests run on (sysconf(_SC_CLK_TCK)).
+    (at(11) + at(12)) / 100.0
+}

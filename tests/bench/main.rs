@@ -676,18 +676,6 @@ async fn cache() {
 /// A clock tick of `/proc` (USER_HZ), in ms.
 const TICK_MS: f64 = 10.0;
 
-/// A process's own CPU so far, in ms.
-fn cpu_ms(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // After the command's name: state, then (from index 11) utime and stime.
-    let f: Vec<f64> = stat
-        .rsplit_once(") ")
-        .map(|(_, rest)| rest.split(' ').map(|x| x.parse().unwrap_or(0.0)).collect())
-        .unwrap_or_default();
-    let at = |i: usize| f.get(i).copied().unwrap_or(0.0) * TICK_MS;
-    at(11) + at(12)
-}
-
 /// The machine's (busy, all) CPU time so far, in ticks of every core (`/proc/stat`).
 fn machine_ticks() -> (f64, f64) {
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
@@ -728,7 +716,7 @@ async fn async_jobs() {
     let input = s.upload_file(ALICE, None, &m.short()).await;
     let short = m.short().to_string_lossy().into_owned();
     let out_dir = temp_dir("bench-jobs");
-    let server_pid = s.pid().to_string();
+    let server_pid = s.pid();
     let mut round = 0;
     let (mut direct_all, mut api_all) = (Vec::new(), Vec::new());
     for (mode, polling) in [("events", false), ("polling 50 ms", true)] {
@@ -749,8 +737,8 @@ async fn async_jobs() {
                  -ss \"$1\" -i {short} -frames:v 1 {}/x\"$0\".png'",
                 out_dir.display()
             );
-            let (t, self_pid) = (Instant::now(), std::process::id().to_string());
-            let (me0, machine0) = (cpu_ms(&self_pid), machine_ticks());
+            let (t, self_pid) = (Instant::now(), std::process::id());
+            let (me0, machine0) = (cpu_seconds(self_pid) * 1000.0, machine_ticks());
             let mut xargs = Command::new("sh")
                 .args(["-c", &script])
                 .stdin(std::process::Stdio::piped())
@@ -764,14 +752,18 @@ async fn async_jobs() {
                 .unwrap();
             assert!(xargs.wait().unwrap().success());
             direct.push(t.elapsed().as_secs_f64());
-            let (me1, machine1) = (cpu_ms(&self_pid), machine_ticks());
+            let (me1, machine1) = (cpu_seconds(self_pid) * 1000.0, machine_ticks());
             // The cores' busy time less this process's own: xargs and its ffmpeg runs.
             let busy_ms = (machine1.0 - machine0.0) * TICK_MS;
             direct_cpu.push((busy_ms - (me1 - me0)) / N as f64);
             direct_busy.push((machine1.0 - machine0.0) / (machine1.1 - machine0.1));
 
             let t = Instant::now();
-            let (cpu0, me0, machine0) = (cpu_ms(&server_pid), cpu_ms(&self_pid), machine_ticks());
+            let (cpu0, me0, machine0) = (
+                cpu_seconds(server_pid) * 1000.0,
+                cpu_seconds(self_pid) * 1000.0,
+                machine_ticks(),
+            );
             let mut ids = Vec::new();
             for i in 0..N {
                 let (status, body) = s
@@ -809,7 +801,11 @@ async fn async_jobs() {
             });
             futures_util::future::join_all(waits).await;
             api.push(t.elapsed().as_secs_f64());
-            let (cpu1, me1, machine1) = (cpu_ms(&server_pid), cpu_ms(&self_pid), machine_ticks());
+            let (cpu1, me1, machine1) = (
+                cpu_seconds(server_pid) * 1000.0,
+                cpu_seconds(self_pid) * 1000.0,
+                machine_ticks(),
+            );
             // The sandboxed runs are not the server's children once bubblewrap's own pid 1
             // reaps them: the cores' busy time less the server's and this client's.
             let busy_ms = (machine1.0 - machine0.0) * TICK_MS;

@@ -262,11 +262,7 @@ pub fn unanswered(instruction: &str) -> Vec<String> {
     // many channels) is a question too, first or not: the sample rate alone had answered it
     // (2026-11-28 held-out set).
     let lex = crate::lexicon::lexicon();
-    let asks = |w: &str| {
-        lex.classes["asking"]
-            .iter()
-            .any(|p| p.len() == 1 && p[0] == w)
-    };
+    let asks = |w: &str| lex.has("asking", w);
     for clause in grammar::unaccounted_clauses(&tokens, &hits) {
         if clause.split(' ').any(asks) && !out.contains(&clause) {
             out.push(clause);
