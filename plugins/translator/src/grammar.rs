@@ -481,6 +481,55 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
     out
 }
 
+/// The words of a free "not", "don't", "without" right before the phrase at `start` (fillers
+/// between, in its clause), with those fillers: what forbids that phrase's change
+/// (`intents::forbidden_changes`). `None` when "just", "only" or "simply" stands between ("not
+/// just a flag", "not only rotate it": more is asked, not less) or the negation is another
+/// rule's word.
+pub fn prohibited<T>(tokens: &[Token], hits: &[Hit<T>], start: usize) -> Option<Vec<usize>> {
+    const PROHIBIT: &[&str] = &[
+        "not", "dont", "doesnt", "never", "without", "nicht", "ohne", "no",
+    ];
+    const MERELY: &[&str] = &[
+        "just",
+        "only",
+        "simply",
+        "merely",
+        "solo",
+        "sólo",
+        "nur",
+        "einfach",
+        "seulement",
+        "simplement",
+        "apenas",
+        "só",
+        "soltanto",
+        "solamente",
+        "juste",
+    ];
+    let lex = lexicon();
+    let owned = |i: usize| hits.iter().any(|h| h.used.contains(&i));
+    let mut words = Vec::new();
+    let mut i = start;
+    while let Some(p) = i.checked_sub(1) {
+        let t = &tokens[p];
+        if t.kind != Tok::Word || owned(p) || MERELY.contains(&t.norm.as_str()) {
+            return None;
+        }
+        words.push(p);
+        if PROHIBIT.contains(&t.norm.as_str()) {
+            return Some(words);
+        }
+        // At most three fillers or verbs that ask nothing between ("don't make it", "sin
+        // bajar la").
+        if !(lex.is_filler(&t.norm) || lex.has("quiet", &t.norm)) || words.len() > 3 {
+            return None;
+        }
+        i = p;
+    }
+    None
+}
+
 /// Whether the phrase starting at `start` is said of the file after a verb of state ("is too
 /// quiet", "has an echo", "looks blurry", "ist verzerrt", "è mosso"): a `@state` word right before
 /// it (degree words and fillers between), not "has to"/"is to", and no purpose word before it in
@@ -510,8 +559,15 @@ pub fn described(tokens: &[Token], start: usize) -> bool {
         if in_class("state", &t.norm) {
             break p;
         }
-        if in_class("degree", &t.norm) {
-            if t.norm == "too" {
+        // "way to quiet", "is to loud": "too" mistyped, right before the word it qualifies
+        // (2026-11-28, eighth pass: it had made a quiet file quieter).
+        let mistyped_too = t.norm == "to"
+            && p + 1 == start
+            && p.checked_sub(1).is_some_and(|q| {
+                in_class("state", &tokens[q].norm) || in_class("degree", &tokens[q].norm)
+            });
+        if in_class("degree", &t.norm) || mistyped_too {
+            if t.norm == "too" || mistyped_too {
                 too.get_or_insert(p);
             }
             i = p;

@@ -247,6 +247,8 @@ pub enum Intent {
     NoReencode,
     /// "don't change the resolution": the picture keeps its size.
     KeepSize,
+    /// "same length as before": nothing may change how long it plays (`wants.rs`).
+    SameLength,
     /// Cut into this many parts of equal length.
     SegmentCount(u32),
     /// Clips joined with the end of one fading into the start of the next, over this long.
@@ -434,6 +436,7 @@ impl Intent {
                 | Intent::Noop
                 | Intent::BlurFill
                 | Intent::KeepAspect
+                | Intent::SameLength
                 | Intent::Format {
                     how: FormatHow::Source,
                     ..
@@ -526,6 +529,7 @@ pub fn understand(instruction: &str) -> Understanding {
             ));
         }
     }
+    forbidden_changes(&tokens, &mut hits);
     // A clause that only gives context is accounted for as such (`grammar::context_clauses`).
     // Beside a change that makes the file smaller, "heavy", "pesa mucho" say why.
     let shrinks = hits.iter().any(|h| {
@@ -620,6 +624,82 @@ const PLACES: &[&str] = &["top", "bottom", "left", "right", "upper", "lower"];
 /// is wanted follows from them), nor a hint of how it was filmed.
 /// What a described state and an asked change are compared by: "too quiet, normalize the
 /// loudness" asks for a change of the same kind as the state it names.
+/// Changes said right after a free "not", "don't", "without" ("not slow motion", "sin bajar
+/// la resolución", "don't rotate it") are what the answer must not do, not what it does
+/// (2026-11-28, eighth pass): a resize becomes "keep the size", a removal of the sound "keep
+/// the sound", a crop "don't crop", anything else nothing; the same change asked elsewhere
+/// ("not 2x, 4x faster") is refused as asked both ways. "Not just", "not only" ("not only
+/// rotate it but flip it") say more is wanted, not less: left to the refusal of a negation
+/// not understood (`grammar::dropped_meaning`), as is "except", "instead of", "other than".
+fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
+    let negated: Vec<Option<Vec<usize>>> = hits
+        .iter()
+        .map(|h| {
+            forbiddable(&h.value)
+                .then(|| grammar::prohibited(tokens, hits, h.start))
+                .flatten()
+        })
+        .collect();
+    if negated.iter().all(Option::is_none) {
+        return;
+    }
+    let asked: Vec<std::mem::Discriminant<Intent>> = hits
+        .iter()
+        .zip(&negated)
+        .filter(|(h, n)| n.is_none() && h.value.is_action())
+        .map(|(h, _)| kind_of_change(&h.value))
+        .collect();
+    for (h, n) in hits.iter_mut().zip(negated) {
+        let Some(words) = n else { continue };
+        let said = grammar::words_of(tokens, h);
+        // "no slow motion": English forbids it, Portuguese "no" is "in the" ("no modo câmera
+        // lenta" asks for it): refused rather than read either way.
+        let no = words.last().is_some_and(|&i| {
+            tokens[i].norm == "no" && tokens.get(i + 1).is_none_or(|t| t.norm != "need")
+        });
+        h.value = if no {
+            Intent::Unsupported(format!(
+                "\"no {said}\" can forbid it or (in Portuguese) ask for it; say \"don't\" or \"without\" to forbid it"
+            ))
+        } else if asked.contains(&kind_of_change(&h.value)) {
+            Intent::Unsupported(format!(
+                "\"{said}\" is asked for and, after a \"not\", against: say it once"
+            ))
+        } else {
+            match h.value {
+                Intent::Resize(_) => Intent::KeepSize,
+                Intent::RemoveAudio => Intent::Kept { picture: false },
+                Intent::Crop(_) => Intent::NoCrop,
+                _ => Intent::Noop,
+            }
+        };
+        h.used.extend(words);
+        h.used.sort_unstable();
+        h.start = h.used[0];
+    }
+}
+
+/// The changes a "not" before them forbids rather than asks for ([`forbidden_changes`]).
+fn forbiddable(intent: &Intent) -> bool {
+    matches!(
+        intent,
+        Intent::Speed(_)
+            | Intent::Timelapse
+            | Intent::Resize(_)
+            | Intent::RemoveAudio
+            | Intent::Crop(_)
+            | Intent::Rotate(_)
+            | Intent::Flip { .. }
+            | Intent::Reverse
+            | Intent::Grayscale
+            | Intent::Fps(_)
+            | Intent::FpsFactor(_)
+            | Intent::Pad(_)
+            | Intent::Bars
+            | Intent::Compress(_)
+    )
+}
+
 fn kind_of_change(intent: &Intent) -> std::mem::Discriminant<Intent> {
     match intent {
         Intent::Normalize(_) => std::mem::discriminant(&Intent::Volume(Level::Db(0.0))),
@@ -891,6 +971,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "no-crop" => Some(Intent::NoCrop),
         "subtitle-format" => Some(Intent::SubtitleFormat(arg(0).to_string())),
         "keep-size" => Some(Intent::KeepSize),
+        "same-length" => Some(Intent::SameLength),
         "segment-count" => values(caps)
             .find_map(|(v, _)| match v {
                 Value::Num(n) => positive_int(*n),

@@ -1704,7 +1704,6 @@ fn everyday_verbs_in_six_languages() {
 #[test]
 fn meaning_words_of_six_languages_refuse() {
     for said in [
-        "nicht drehen, nur in webm umwandeln",
         "convierte a webm excepto el audio",
         "convertis en webm sauf le son",
         "converti in webm tranne l'audio",
@@ -2008,8 +2007,12 @@ fn how_it_was_shot_and_no_need_are_not_requests() {
         "no need to rotate, just make it 720p",
         "you don't need to rotate it, make it 720p",
     ] {
-        let m = refused(said, &["clip.mp4"]);
-        assert!(m.contains("need"), "{said}: {m}");
+        // A change after "no need to" is one not to make (2026-11-28, eighth pass).
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            a.contains("scale=1280:720") && !a.contains("transpose"),
+            "{said}: {a}"
+        );
     }
     let a = argv(&task(
         "convert to mp4 so it plays faster on my phone",
@@ -2809,4 +2812,52 @@ fn a_first_question_not_understood_is_not_dropped() {
     );
     let m = crate::translate_probe("quantos blorfs e qual a taxa de amostragem?").unwrap_err();
     assert!(m.message.contains("quantos blorfs"), "{}", m.message);
+}
+
+#[test]
+fn eighth_pass_reads_what_a_not_forbids() {
+    // A change after "not", "without" is what must not happen: "not slow motion" beside a
+    // frame rate changes the rate alone; "sin bajar la resolución" keeps the size.
+    let a = argv(&task(
+        "i want it at 24 fps by just dropping frames - not slow motion, same length as before",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("fps=24") && !a.contains("setpts"), "{a}");
+    let a = argv(&task(
+        "don't rotate it, just convert it to mkv",
+        &["clip.mp4"],
+    ));
+    assert!(!a.contains("transpose"), "{a}");
+    let a = argv(&task("nicht drehen, nur in webm umwandeln", &["clip.mp4"]));
+    assert!(a.contains("libvpx") && !a.contains("transpose"), "{a}");
+    // "don't mute it" keeps the sound.
+    let a = argv(&task("don't mute it, make it 144p", &["short.mp4"]));
+    assert!(a.contains("144") && !a.contains("-an"), "{a}");
+    // Asked and forbidden at once, "not only" (more, not less), "except" and a "no" that is
+    // Portuguese "in the" as often as English "no" are refused, not guessed.
+    for (said, names) in [
+        ("reverse it but dont reverse the audio", "reverse"),
+        (
+            "not only rotate it 90 degrees clockwise but also flip it",
+            "not",
+        ),
+        ("keep everything except the first 3 seconds", "except"),
+        ("no slow motion please, convert to mkv", "no slow motion"),
+        ("speed it up 2x, same length as before", "length"),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(names), "{said}: {m}");
+    }
+    // "parts of the same length" is a cut into equal parts, not a length kept.
+    let a = argv(&task(
+        "cut it into 4 parts of the same length",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("segment_time 2.5"), "{a}");
+    // "way to quiet" is "too quiet": a state, not a change (it had made it quieter).
+    let a = argv(&task(
+        "tone.wav is way to quiet. normalize the loudness and give me a wav back",
+        &["tone.wav"],
+    ));
+    assert!(a.contains("loudnorm") && !a.contains("volume=0.5"), "{a}");
 }

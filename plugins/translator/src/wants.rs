@@ -124,6 +124,8 @@ pub struct Wants {
     pub no_reencode: bool,
     /// The picture keeps its size ("don't change the resolution").
     pub keep_size: bool,
+    /// It plays as long as the input ("same length as before").
+    pub same_length: bool,
     /// Parts of equal length, this many.
     pub segment_count: Option<u32>,
     /// Parts cut at these times (seconds, ascending), each its own file.
@@ -357,6 +359,7 @@ impl Wants {
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
+                Intent::SameLength => w.same_length = true,
                 Intent::SegmentCount(n) => put!(segment_count, n, named, "part counts"),
                 // A crossfade is between clips: they are joined.
                 // 0: no length named yet (settled below).
@@ -704,6 +707,19 @@ impl Wants {
         if w.untouched.0 && (w.touches_sound() || w.remove_audio) {
             w.unsupported =
                 Some("it asks both to change the sound and to leave it as it is".into());
+        }
+        let lengthens = w.speed.is_some()
+            || !w.trims.is_empty()
+            || w.repeat.is_some()
+            || w.loop_for.is_some()
+            || w.loop_to.is_some()
+            || !w.extends.is_empty()
+            || w.segment.is_some()
+            || w.segment_count.is_some()
+            || w.exact_length;
+        if w.same_length && lengthens {
+            w.unsupported =
+                Some("it asks both to change how long it plays and to keep its length".into());
         }
         if w.untouched.1 && (w.touches_picture() || w.extract_audio) {
             w.unsupported =
