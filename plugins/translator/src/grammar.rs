@@ -488,7 +488,7 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
 /// rule's word.
 pub fn prohibited<T>(tokens: &[Token], hits: &[Hit<T>], start: usize) -> Option<Vec<usize>> {
     const PROHIBIT: &[&str] = &[
-        "not", "dont", "doesnt", "never", "without", "nicht", "ohne", "no",
+        "not", "dont", "doesnt", "shouldnt", "mustnt", "never", "without", "nicht", "ohne", "no",
     ];
     const MERELY: &[&str] = &[
         "just",

@@ -689,6 +689,7 @@ fn forbiddable(intent: &Intent) -> bool {
             | Intent::RemoveAudio
             | Intent::Crop(_)
             | Intent::Rotate(_)
+            | Intent::RotateHint(_)
             | Intent::Flip { .. }
             | Intent::Reverse
             | Intent::Grayscale
@@ -1039,6 +1040,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 None => arg_num(args, 1).map(|f| Intent::Volume(Level::Factor(f))),
             }
         }
+        // A turn asked with no amount: what a description says, else refused (`wants.rs`).
+        "rotate-unsaid" => Some(Intent::RotateHint(0)),
         "rotate" | "rotate-hint" => {
             let deg = match first {
                 Some((Value::Deg(d) | Value::Num(d), _)) => *d,

@@ -2844,10 +2844,23 @@ fn eighth_pass_reads_what_a_not_forbids() {
         ("keep everything except the first 3 seconds", "except"),
         ("no slow motion please, convert to mkv", "no slow motion"),
         ("speed it up 2x, same length as before", "length"),
+        // Probing round: it had stretched a 16:9 picture into 9:16.
+        ("without cropping, make it 1080x1920", "black bars"),
+        // "rotate it" alone had turned 90° clockwise, "it's upside down, rotate it" too.
+        ("rotate it", "which way"),
+        ("rotate it to portrait", "which way"),
     ] {
         let m = refused(said, &["clip.mp4"]);
         assert!(m.contains(names), "{said}: {m}");
     }
+    // "shouldn't be slowed down" forbids it (it had slowed it down).
+    let a = argv(&task(
+        "the video shouldn't be slowed down, convert it to 30 fps",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("fps=30") && !a.contains("setpts"), "{a}");
+    let a = argv(&task("it's upside down, rotate it", &["clip.mp4"]));
+    assert!(a.contains("hflip,vflip"), "{a}");
     // "parts of the same length" is a cut into equal parts, not a length kept.
     let a = argv(&task(
         "cut it into 4 parts of the same length",

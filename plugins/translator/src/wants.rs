@@ -355,7 +355,12 @@ impl Wants {
                 }
                 Intent::Segment(secs) => put!(segment, secs, named, "part lengths"),
                 Intent::NoReencode => w.no_reencode = true,
-                Intent::RotateHint(d) => w.rotate_hint = Some(d),
+                // A turn of no amount ("rotate it") leaves a described one in place.
+                Intent::RotateHint(d) => {
+                    if d != 0 || w.rotate_hint.is_none() {
+                        w.rotate_hint = Some(d)
+                    }
+                }
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
@@ -758,6 +763,19 @@ impl Wants {
                         Some("it asks both to crop the picture and not to crop it".into())
                 }
                 None => {}
+            }
+            // "without cropping, make it 1080x1920": a size of another shape is reached by
+            // stretching or by bars, and "without cropping" says neither (it had stretched)
+            // (2026-11-28, eighth pass).
+            if let Some(Resize::Dim(width, height)) = w.resize
+                && w.pad.is_none()
+                && !bars
+                && !w.blur_fill
+                && !w.keep_aspect
+            {
+                w.unsupported = Some(format!(
+                    "it asks for {width}x{height} without cropping but not how to fit another shape: say \"with black bars\" or \"stretch it\""
+                ));
             }
         }
         // Cropped to one shape and padded to another: no picture satisfies both.
