@@ -436,6 +436,17 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "make it 5 seconds long",
             "cannot be made 5 s long by cutting",
         ),
+        // A turn of no amount, a size of another shape "without cropping", a change asked and
+        // forbidden at once (2026-11-28, eighth pass: the first two had answered another file).
+        ("rotate it", "does not say which way to turn"),
+        (
+            "without cropping, make it 1080x1920",
+            "say \"with black bars\" or \"stretch it\"",
+        ),
+        (
+            "reverse it but dont reverse the audio",
+            "is asked for and, after a \"not\", against",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -481,43 +481,23 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
     out
 }
 
-/// The words of a free "not", "don't", "without" right before the phrase at `start` (fillers
-/// between, in its clause), with those fillers: what forbids that phrase's change
-/// (`intents::forbidden_changes`). `None` when "just", "only" or "simply" stands between ("not
-/// just a flag", "not only rotate it": more is asked, not less) or the negation is another
-/// rule's word.
+/// The words of a free `@forbid` word ("not", "don't", "without") right before the phrase at
+/// `start` (fillers between, in its clause), with those fillers: what forbids that phrase's
+/// change (`intents::forbidden_changes`). `None` when a `@merely` word ("just", "only") stands
+/// between ("not just a flag", "not only rotate it": more is asked, not less) or the negation
+/// is another rule's word.
 pub fn prohibited<T>(tokens: &[Token], hits: &[Hit<T>], start: usize) -> Option<Vec<usize>> {
-    const PROHIBIT: &[&str] = &[
-        "not", "dont", "doesnt", "shouldnt", "mustnt", "never", "without", "nicht", "ohne", "no",
-    ];
-    const MERELY: &[&str] = &[
-        "just",
-        "only",
-        "simply",
-        "merely",
-        "solo",
-        "sólo",
-        "nur",
-        "einfach",
-        "seulement",
-        "simplement",
-        "apenas",
-        "só",
-        "soltanto",
-        "solamente",
-        "juste",
-    ];
     let lex = lexicon();
     let owned = |i: usize| hits.iter().any(|h| h.used.contains(&i));
     let mut words = Vec::new();
     let mut i = start;
     while let Some(p) = i.checked_sub(1) {
         let t = &tokens[p];
-        if t.kind != Tok::Word || owned(p) || MERELY.contains(&t.norm.as_str()) {
+        if t.kind != Tok::Word || owned(p) || lex.has("merely", &t.norm) {
             return None;
         }
         words.push(p);
-        if PROHIBIT.contains(&t.norm.as_str()) {
+        if lex.has("forbid", &t.norm) {
             return Some(words);
         }
         // At most three fillers or verbs that ask nothing between ("don't make it", "sin

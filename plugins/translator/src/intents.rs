@@ -619,11 +619,6 @@ pub fn understand(instruction: &str) -> Understanding {
 /// Words of a place in the picture (`$side` in lexicon.txt).
 const PLACES: &[&str] = &["top", "bottom", "left", "right", "upper", "lower"];
 
-/// The changes that, said after "is"/"has"/"looks", describe the file rather than ask for them
-/// (`grammar::described`). Not a size or a format ("it's too big", "the TV only reads mp4": what
-/// is wanted follows from them), nor a hint of how it was filmed.
-/// What a described state and an asked change are compared by: "too quiet, normalize the
-/// loudness" asks for a change of the same kind as the state it names.
 /// Changes said right after a free "not", "don't", "without" ("not slow motion", "sin bajar
 /// la resolución", "don't rotate it") are what the answer must not do, not what it does
 /// (2026-11-28, eighth pass): a resize becomes "keep the size", a removal of the sound "keep
@@ -701,6 +696,8 @@ fn forbiddable(intent: &Intent) -> bool {
     )
 }
 
+/// What a described state and an asked change are compared by: "too quiet, normalize the
+/// loudness" asks for a change of the same kind as the state it names.
 fn kind_of_change(intent: &Intent) -> std::mem::Discriminant<Intent> {
     match intent {
         Intent::Normalize(_) => std::mem::discriminant(&Intent::Volume(Level::Db(0.0))),
@@ -708,6 +705,9 @@ fn kind_of_change(intent: &Intent) -> std::mem::Discriminant<Intent> {
     }
 }
 
+/// The changes that, said after "is"/"has"/"looks", describe the file rather than ask for them
+/// (`grammar::described`). Not a size or a format ("it's too big", "the TV only reads mp4": what
+/// is wanted follows from them), nor a hint of how it was filmed.
 fn describes(intent: &Intent) -> bool {
     matches!(
         intent,

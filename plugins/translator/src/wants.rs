@@ -713,7 +713,7 @@ impl Wants {
             w.unsupported =
                 Some("it asks both to change the sound and to leave it as it is".into());
         }
-        let lengthens = w.speed.is_some()
+        let changes_length = w.speed.is_some()
             || !w.trims.is_empty()
             || w.repeat.is_some()
             || w.loop_for.is_some()
@@ -722,7 +722,7 @@ impl Wants {
             || w.segment.is_some()
             || w.segment_count.is_some()
             || w.exact_length;
-        if w.same_length && lengthens {
+        if w.same_length && changes_length {
             w.unsupported =
                 Some("it asks both to change how long it plays and to keep its length".into());
         }
