@@ -447,6 +447,17 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "reverse it but dont reverse the audio",
             "is asked for and, after a \"not\", against",
         ),
+        // The sound removed and changed, a part named nowhere removed, an mp3 with the picture
+        // kept (2026-11-29, ninth pass: the first and the last had answered another file).
+        (
+            "mute it completely, but also make its audio twice as loud",
+            "it asks both to remove the sound and to change it",
+        ),
+        ("delete that section", "which part cannot be told"),
+        (
+            "convert it to mp3 but leave the video as it is",
+            "it asks for sound only and also to keep the picture",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

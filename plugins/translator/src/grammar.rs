@@ -426,10 +426,16 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
         // audio is out of sync", "la vidéo est floue"): not context.
         let mut media = false;
         let mut unknown = false;
+        // "subbed.mkv won't open in my editing software" (2026-11-29): a file name is part of
+        // what is asked, unless the clause says what a player or a program does with it.
+        let says_use = clause
+            .iter()
+            .any(|&i| tokens[i].kind == Tok::Word && in_class("contextword", &tokens[i].norm));
         for (i, t) in words {
             match t.kind {
                 Tok::Word => {}
                 Tok::Sep => continue,
+                Tok::File if says_use && !used.contains(&i) => continue,
                 // A number or a file name is part of what is asked.
                 _ => request = true,
             }

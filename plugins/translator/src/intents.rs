@@ -263,6 +263,8 @@ pub enum Intent {
     /// "the rest can go", "throw away everything before that": what a kept span leaves out,
     /// said again (checked against the trims in `wants.rs`).
     RestDiscarded,
+    /// "delete that section": the one span said elsewhere is what goes (2026-11-29).
+    RemoveSaid,
     /// "but keep the video", "keep the sound": that stream must be in the output.
     Kept {
         picture: bool,
@@ -998,6 +1000,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             picture: arg(0) == "picture",
         }),
         "rest-discarded" => Some(Intent::RestDiscarded),
+        "remove-said" => Some(Intent::RemoveSaid),
         "kept" => Some(Intent::Kept {
             picture: arg(0) == "picture",
         }),
@@ -1178,6 +1181,18 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "noop" => Some(Intent::Noop),
         "job-part" => Some(Intent::JobPart(arg(0).to_string())),
         "keep-aspect" => Some(Intent::KeepAspect),
+        // "1秒5コマ": so many frames in one second (2026-11-29). Only one second: "every 2
+        // seconds, one frame" is a picture every 2 seconds, not a frame rate.
+        "fps" if arg(0) == "per" => {
+            let one_second = times(caps).first() == Some(&1.0);
+            values(caps)
+                .find_map(|(v, _)| match v {
+                    Value::Frames(n) if *n > 0.0 && *n <= 240.0 => Some(*n),
+                    _ => None,
+                })
+                .filter(|_| one_second)
+                .map(Intent::Fps)
+        }
         "fps" => match (arg(0), first) {
             ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),
             ("factor", None) => arg_num(args, 1).map(Intent::FpsFactor),

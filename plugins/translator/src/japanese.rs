@@ -200,6 +200,15 @@ pub fn to_english(text: &str) -> String {
                 Role::Post => {
                     flush(&mut latin, &mut clause);
                     let at = clause.pieces.len().saturating_sub(1);
+                    // "横幅は320pxで" (the width at 320px): "で" after a figure is not "as"
+                    // (2026-11-29).
+                    let after_figure = clause
+                        .pieces
+                        .last()
+                        .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()));
+                    if part.english == "as" && after_figure {
+                        continue;
+                    }
                     if clause.pieces.is_empty() {
                         clause.pieces.push(part.english.clone());
                     } else {

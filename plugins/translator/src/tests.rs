@@ -2874,3 +2874,85 @@ fn eighth_pass_reads_what_a_not_forbids() {
     ));
     assert!(a.contains("loudnorm") && !a.contains("volume=0.5"), "{a}");
 }
+
+#[test]
+fn ninth_pass_reads_what_the_guides_set_asked() {
+    // Two answers of the guides set were wrong: one picture for "one png per second", and a
+    // silent file for "mute it, but make its audio twice as loud".
+    let a = argv(&task(
+        "export short.mp4 as still images, one png per second of video",
+        &["short.mp4"],
+    ));
+    assert!(a.contains("fps=1") && a.contains(".png"), "{a}");
+    for (said, names) in [
+        (
+            "mute clip.mp4 completely, no sound at all, but also make its audio twice as loud",
+            "remove the sound and to change it",
+        ),
+        ("remove the audio and make it mono", "remove the sound"),
+        // "delete that section" with no span said, or two, cannot tell which part goes.
+        ("delete that section", "which part"),
+        (
+            "from 0:01 to 0:02 and from 0:04 to 0:06, delete that section",
+            "which part",
+        ),
+        (
+            "keep from 3 to 6 and remove that part",
+            "to keep a part and to remove",
+        ),
+        // "... to mp3 but leave the video as it is": an mp3 holds no picture.
+        (
+            "convert clip.mp4 to mp3 but leave the video as it is",
+            "keep the picture",
+        ),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(names), "{said}: {m}");
+    }
+    // "cut out X as its own video" keeps X (it had removed it); "cut out X" alone removes it.
+    let a = argv(&task(
+        "cut out the part from 0:04 to 0:07 as a separate video",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 4 -t 3") && !a.contains("between"), "{a}");
+    let a = argv(&task("cut out the part from 0:04 to 0:07", &["clip.mp4"]));
+    assert!(a.contains("not(between(t\\,4\\,7))"), "{a}");
+    // A span said, then "delete that section": the span goes.
+    let a = argv(&task(
+        "theres a boring stretch in clip.mp4 between 3s and 6s, delete that section and keep the rest joined together",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("not(between(t\\,3\\,6))"), "{a}");
+    // The audio of a file to mp3, the video left as it is: mp3 sound beside the copied picture.
+    let a = argv(&task(
+        "convert the audio of clip.mp4 to mp3 but leave the video as it is",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("-c:v copy") && a.contains("libmp3lame") && a.ends_with(".mp4"),
+        "{a}"
+    );
+    // "not longer than 5 seconds" is at most 5 seconds.
+    let a = argv(&task(
+        "it must not be longer than 5 seconds, convert it to mkv",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-t 5"), "{a}");
+    // Japanese: "1秒5コマ" is 5 frames a second; "2秒目から4秒目" the 2nd to the 4th second.
+    let a = argv(&task(
+        "clip2.mp4をGIFアニメにしたいです。1秒5コマくらい、横幅は320pxで",
+        &["clip2.mp4"],
+    ));
+    assert!(a.contains("fps=5") && a.contains("scale=320"), "{a}");
+    let a = argv(&task(
+        "clip.mp4の2秒目から4秒目のところをGIFにしたい",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 2 -t 2"), "{a}");
+    // "logiciel de montage" is editing software, not a contact sheet.
+    let a = argv(&task(
+        "mon enregistrement subbed.mkv ne s'ouvre pas dans mon logiciel de montage, tu peux le passer en mp4 sans réencoder la vidéo ?",
+        &["subbed.mkv"],
+    ));
+    assert!(!a.contains("tile") && a.contains("-c:v copy"), "{a}");
+}

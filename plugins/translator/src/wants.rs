@@ -272,6 +272,7 @@ impl Wants {
         let mut times_said = Vec::new();
         let (mut split, mut part_count) = (false, None);
         let mut rest_discarded = false;
+        let mut remove_said = false;
         let mut margin = None;
         let mut qualifiers = Vec::new();
         let mut bars = false;
@@ -504,6 +505,7 @@ impl Wants {
                 Intent::Untouched { picture: false } => w.untouched.0 = true,
                 Intent::Untouched { picture: true } => w.untouched.1 = true,
                 Intent::RestDiscarded => rest_discarded = true,
+                Intent::RemoveSaid => remove_said = true,
                 Intent::Kept { picture: false } => w.kept.0 = true,
                 Intent::Kept { picture: true } => w.kept.1 = true,
                 Intent::BlurRegion(bw, bh) => w.blur_region = Some((bw, bh)),
@@ -666,6 +668,31 @@ impl Wants {
         }
         // "from 0:03 to 0:08, the rest can go" says the trim again; beside a part removed
         // ("cut the first 3 seconds, throw away the rest") it says the opposite of it.
+        // "a boring stretch between 3s and 6s, delete that section": the one span said is
+        // removed, not kept; with none, or several, which one goes cannot be told.
+        if remove_said {
+            // "keep from 3 to 6 and remove that part": the span was said with a word that keeps
+            // or cuts, so removing it contradicts, or reads it twice.
+            let span_with_verb = u
+                .heard
+                .iter()
+                .zip(&u.clause_of)
+                .any(|((i, _), c)| matches!(i, Intent::Trim(_)) && u.trim_verbs_in.contains(c));
+            match w.trims.as_slice() {
+                [Trim::Range(..)] if span_with_verb => {
+                    w.unsupported = Some(
+                        "it says to keep a part and to remove \"that section\"; say \"remove from 0:03 to 0:06\" or \"keep from 0:03 to 0:06\"".into(),
+                    )
+                }
+                [Trim::Range(a, b)] => w.trims = vec![Trim::CutRange(*a, *b)],
+                [Trim::CutRange(..)] => {}
+                _ => {
+                    w.unsupported = Some(
+                        "it says to remove a part named elsewhere (\"that section\"), and which part cannot be told; say \"remove from 0:03 to 0:06\"".into(),
+                    )
+                }
+            }
+        }
         if rest_discarded {
             let keeps = |t: &Trim| {
                 matches!(
@@ -712,6 +739,19 @@ impl Wants {
         if w.untouched.0 && (w.touches_sound() || w.remove_audio) {
             w.unsupported =
                 Some("it asks both to change the sound and to leave it as it is".into());
+        }
+        // "mute it completely, but make its audio twice as loud" (2026-11-29, ninth pass: it had
+        // answered a silent file): a change made only to the sound, beside removing it. A speed
+        // or a fade is said of the picture too, so it is not one.
+        if w.remove_audio
+            && (w.volume.is_some()
+                || w.normalize.is_some()
+                || !w.afilters.is_empty()
+                || w.channels.is_some()
+                || w.sample_rate.is_some()
+                || w.abitrate.is_some())
+        {
+            w.unsupported = Some("it asks both to remove the sound and to change it".into());
         }
         let changes_length = w.speed.is_some()
             || !w.trims.is_empty()

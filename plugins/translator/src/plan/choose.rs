@@ -168,6 +168,9 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
         .iter()
         .filter_map(|m| m.format.map(|f| f.key))
         .collect();
+    // "my player reads only mp3 audio: convert the audio to mp3" (2026-11-29): a format named
+    // as the audio codec asked for is the codec's, not the container's.
+    let codec_named = |k: &str| w.acodec.as_deref() == Some(k);
     let targets = || {
         w.formats
             .iter()
@@ -185,22 +188,17 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
     {
         return Some(f);
     }
-    if let Some((k, _)) = w
-        .formats
-        .iter()
-        .rev()
-        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()))
-    {
+    if let Some((k, _)) = w.formats.iter().rev().find(|(k, how)| {
+        *how == FormatHow::Mention && !input_keys.contains(&k.as_str()) && !codec_named(k)
+    }) {
         return formats::format(k);
     }
     if let Some((k, _)) = targets().next() {
         return formats::format(k);
     }
-    let mention = w
-        .formats
-        .iter()
-        .rev()
-        .find(|(k, how)| *how == FormatHow::Mention && !input_keys.contains(&k.as_str()));
+    let mention = w.formats.iter().rev().find(|(k, how)| {
+        *how == FormatHow::Mention && !input_keys.contains(&k.as_str()) && !codec_named(k)
+    });
     // "a gif for WhatsApp": a place it plays names a format only when no other is named.
     if let Some((k, _)) = mention {
         return formats::format(k);

@@ -292,7 +292,8 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     }
     // "convert to mp3 but keep the video", "a gif, keep the sound": the output would lack
     // the stream said to be kept.
-    if p.w.kept.1 && (p.mode == Mode::Audio || p.w.extract_audio) {
+    // "... to mp3 but leave the video as it is" too (2026-11-29).
+    if (p.w.kept.1 || p.w.untouched.1) && (p.mode == Mode::Audio || p.w.extract_audio) {
         return Err(PlanError::NotSupported(
             "it asks for sound only and also to keep the picture",
         ));
@@ -339,14 +340,22 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         ));
     }
     let no_reencode = p.w.no_reencode;
+    // "convert the audio to mp3 but leave the video as it is, without recompressing it"
+    // (2026-11-29): beside the picture left as it is, "without re-encoding" is said of it.
+    let picture_only = p.w.untouched.1;
     let task = p.build()?;
     // "without re-encoding": a task that encodes would do what was asked not to be done.
     if no_reencode
         && task.outputs.iter().any(|o| {
-            o.options
-                .windows(2)
-                // A subtitle track's text is converted (SRT to mov_text), not re-encoded.
-                .any(|w| w[0].starts_with("-c:") && w[0] != "-c:s" && w[1] != "copy")
+            o.options.windows(2).any(|w| {
+                let encodes = if picture_only {
+                    w[0].starts_with("-c:v")
+                } else {
+                    // A subtitle track's text is converted (SRT to mov_text), not re-encoded.
+                    w[0].starts_with("-c:") && w[0] != "-c:s"
+                };
+                encodes && w[1] != "copy"
+            })
         })
     {
         return Err(PlanError::NotSupported(
