@@ -111,6 +111,7 @@ pub const FFMPEG_RUNS: &str = "mediaforge_ffmpeg_runs_total";
 pub const SPLIT_RUNS: &str = "mediaforge_split_runs_total";
 pub const SPLIT_PARTS: &str = "mediaforge_split_parts_total";
 pub const DB_RETRIES: &str = "mediaforge_db_retries_total";
+pub const DB_QUERIES: &str = "mediaforge_db_queries_total";
 
 /// The plain counters, with their help lines.
 const COUNTERS: &[(&str, &str)] = &[
@@ -127,6 +128,10 @@ const COUNTERS: &[(&str, &str)] = &[
     (
         SPLIT_PARTS,
         "Segments of split encodes this instance started encoding (retries included).",
+    ),
+    (
+        DB_QUERIES,
+        "Queries sent to the database (a transaction is one; retries are counted apart).",
     ),
     (
         DB_RETRIES,

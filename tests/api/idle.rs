@@ -1,7 +1,8 @@
 //! An idle instance stays idle (issue #34): after a history of what clients do — jobs polled
 //! every 50 ms, event streams and requests abandoned mid-way, identical tasks at once,
 //! idempotent retries — every background task that history started has ended (`/metrics`
-//! counts them by kind), and the process's CPU over an idle interval is under 1% of a core.
+//! counts them by kind), the process's CPU over an idle interval is under 1% of a core, and its
+//! queries to the database are those of its timed loops (`mediaforge_db_queries_total`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -22,6 +23,14 @@ fn background(metrics: &str) -> BTreeMap<String, i64> {
             Some((kind.to_string(), n.trim().parse().ok()?))
         })
         .collect()
+}
+
+/// A plain counter's value in `/metrics`.
+fn counter(metrics: &str, name: &str) -> i64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 #[tokio::test]
@@ -136,12 +145,19 @@ async fn after_a_busy_history_an_idle_instance_runs_only_its_fixed_loops() {
 
     // Idle: no request, no job. The figure is the process's own CPU time, which other work
     // on the machine does not add to.
+    let queries_before = counter(&s.metrics().await, "mediaforge_db_queries_total");
     let (pid, before, started) = (s.pid(), cpu_seconds(s.pid()), Instant::now());
     tokio::time::sleep(Duration::from_secs(10)).await;
     let share = (cpu_seconds(pid) - before) / started.elapsed().as_secs_f64();
+    let queries = counter(&s.metrics().await, "mediaforge_db_queries_total") - queries_before;
     eprintln!(
-        "idle CPU after the history: {:.2}% of a core",
+        "idle CPU after the history: {:.2}% of a core; {queries} queries in 10 s",
         share * 100.0
     );
     assert!(share < 0.01, "idle CPU {:.2}% of a core", share * 100.0);
+    // The fixed loops look at the database every few seconds: the requeue of lapsed leases, the
+    // webhooks due (10 queries in 10 s here, 12 while every timed look also read the empty
+    // queue). A loop polling in a tight cycle, or one per thing the history left, would be
+    // many more.
+    assert!(queries <= 20, "{queries} queries in 10 s of idle");
 }

@@ -437,6 +437,9 @@ impl Db {
             parts: Vec<Count>,
             turns: Vec<Turn>,
         }
+        let Ok(look) = self.look() else {
+            return Ok(ClaimView::default());
+        };
         let row: Option<Row> = self
             .first(
                 "LET $pending = (SELECT account, math::min(created_at) AS oldest FROM job WHERE status = 'pending' GROUP BY account);
@@ -451,6 +454,9 @@ impl Db {
             )
             .await?;
         let row = row.ok_or_else(|| DbError::Other("claim view: no answer".into()))?;
+        if row.pending.is_empty() {
+            self.looked_empty(look);
+        }
         let mut running = HashMap::new();
         for c in row.running.into_iter().chain(row.parts) {
             *running.entry(c.account).or_insert(0) += c.n;
@@ -599,22 +605,36 @@ impl Db {
     }
 
     /// Gives back jobs whose worker stopped renewing; fails those that keep killing workers.
+    /// Only a look that changed a job moves the queue on and forgets kept job views: the timed
+    /// look of an idle instance changes nothing, and must not cost the next idle worker's look
+    /// a query (`queue.rs`, issue #34).
     pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
-        // A write to the pending queue (`queue.rs`).
-        self.changing_queue(self.write_jobs(move |db| async move {
-            db.exec(
-                "UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
-                    updated_at = $now, lease_token = NONE,
-                    webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
-                        next_at: $now, lease_until: 0 } } ELSE { NONE }
-                 WHERE status = 'processing' AND lease_until < $now AND attempts >= $max;
-                 UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
-                 WHERE status = 'processing' AND lease_until < $now;",
-                json!({ "now": now, "max": max_attempts }),
+        let done: DbResult<Vec<String>> = self
+            .write_jobs(
+                move |db| async move {
+                    db.rows(
+                        "LET $failed = (UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
+                            updated_at = $now, lease_token = NONE,
+                            webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
+                                next_at: $now, lease_until: 0 } } ELSE { NONE }
+                         WHERE status = 'processing' AND lease_until < $now AND attempts >= $max RETURN VALUE job_id);
+                         LET $back = (UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
+                         WHERE status = 'processing' AND lease_until < $now RETURN VALUE job_id);
+                         RETURN array::concat($failed, $back);",
+                        json!({ "now": now, "max": max_attempts }),
+                    )
+                    .await
+                },
+                |done| match done {
+                    Ok(ids) if ids.is_empty() => Touched::Nothing,
+                    _ => Touched::All,
+                },
             )
-            .await
-        }, |_| Touched::All))
-        .await
+            .await;
+        if !matches!(&done, Ok(ids) if ids.is_empty()) {
+            self.queue_changed();
+        }
+        done.map(drop)
     }
 
     /// Ends a job if `token` still holds its lease: state, charge and callback in one

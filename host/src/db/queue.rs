@@ -33,7 +33,12 @@ pub struct Snapshot {
 pub struct Queue {
     changes: AtomicU64,
     kept: Mutex<Option<(u64, Arc<Snapshot>)>>,
+    /// One more than the count at which the queue was last read empty (0: not known empty).
+    empty_at: AtomicU64,
 }
+
+/// A look at whether any job waits, taken before the database is read.
+pub struct Look(Option<u64>);
 
 impl Db {
     /// Runs a write that changes which jobs wait (or an account's last turn), then marks the
@@ -43,10 +48,37 @@ impl Db {
         write: impl std::future::Future<Output = DbResult<T>>,
     ) -> DbResult<T> {
         let done = write.await;
+        self.queue_changed();
+        done
+    }
+
+    /// After a write that changed (or may have changed) which jobs wait.
+    pub(super) fn queue_changed(&self) {
         if let Some(queue) = &self.queue {
             queue.changes.fetch_add(1, Ordering::SeqCst);
         }
-        done
+    }
+
+    /// Before an idle worker's look at the queue (`claim_view`): `Err` when the queue is known
+    /// empty, nothing having changed which jobs wait since it was read so. An idle instance's
+    /// looks (a wake after each job ends, the timed safety poll) then cost no query (issue #34).
+    pub(super) fn look(&self) -> Result<Look, ()> {
+        let Some(queue) = &self.queue else {
+            return Ok(Look(None));
+        };
+        let seen = queue.changes.load(Ordering::SeqCst);
+        if queue.empty_at.load(Ordering::SeqCst) == seen + 1 {
+            return Err(());
+        }
+        Ok(Look(Some(seen)))
+    }
+
+    /// After the look's read: the queue was empty at the count taken before it (a write that
+    /// landed since moved the count on, and the next look reads again).
+    pub(super) fn looked_empty(&self, look: Look) {
+        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
+            queue.empty_at.store(seen + 1, Ordering::SeqCst);
+        }
     }
 
     /// The queue as it stands, from memory when nothing changed since it was read; `None` on
