@@ -854,13 +854,10 @@ impl Db {
         // the row is written for the first runs and then every `THROUGHPUT_WRITE_EVERY`th, one
         // query fewer for most jobs (issue #34); a restart forgets at most that many samples of
         // a moving average.
-        let write = match &self.throughputs {
-            Some(_) => {
-                next.runs <= THROUGHPUT_WRITE_EVERY || next.runs % THROUGHPUT_WRITE_EVERY == 0
-            }
-            None => true,
-        };
-        if write {
+        if self.throughputs.is_none()
+            || next.runs <= THROUGHPUT_WRITE_EVERY
+            || next.runs.is_multiple_of(THROUGHPUT_WRITE_EVERY)
+        {
             self.exec(
                 "UPSERT type::record('throughput', $k) CONTENT $t RETURN NONE",
                 json!({ "k": kind, "t": next }),

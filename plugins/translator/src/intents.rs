@@ -1183,16 +1183,13 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "keep-aspect" => Some(Intent::KeepAspect),
         // "1秒5コマ": so many frames in one second (2026-11-29). Only one second: "every 2
         // seconds, one frame" is a picture every 2 seconds, not a frame rate.
-        "fps" if arg(0) == "per" => {
-            let one_second = times(caps).first() == Some(&1.0);
-            values(caps)
-                .find_map(|(v, _)| match v {
-                    Value::Frames(n) if *n > 0.0 && *n <= 240.0 => Some(*n),
-                    _ => None,
-                })
-                .filter(|_| one_second)
-                .map(Intent::Fps)
-        }
+        "fps" if arg(0) == "per" => match times(caps).first() {
+            Some(&1.0) => values(caps).find_map(|(v, _)| match v {
+                Value::Frames(n) if *n > 0.0 && *n <= 240.0 => Some(Intent::Fps(*n)),
+                _ => None,
+            }),
+            _ => None,
+        },
         "fps" => match (arg(0), first) {
             ("factor", Some((Value::Mult(m), _))) => Some(Intent::FpsFactor(*m)),
             ("factor", None) => arg_num(args, 1).map(Intent::FpsFactor),

@@ -199,7 +199,6 @@ pub fn to_english(text: &str) -> String {
                 }
                 Role::Post => {
                     flush(&mut latin, &mut clause);
-                    let at = clause.pieces.len().saturating_sub(1);
                     // "横幅は320pxで" (the width at 320px): "で" after a figure is not "as"
                     // (2026-11-29).
                     let after_figure = clause
@@ -209,6 +208,7 @@ pub fn to_english(text: &str) -> String {
                     if part.english == "as" && after_figure {
                         continue;
                     }
+                    let at = clause.pieces.len().saturating_sub(1);
                     if clause.pieces.is_empty() {
                         clause.pieces.push(part.english.clone());
                     } else {

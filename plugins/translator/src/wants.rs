@@ -666,8 +666,6 @@ impl Wants {
                 "it asks to change the picture laid over the video (\"{said}\"), and only its size, place and opacity can be set; the change would apply to the whole video"
             ));
         }
-        // "from 0:03 to 0:08, the rest can go" says the trim again; beside a part removed
-        // ("cut the first 3 seconds, throw away the rest") it says the opposite of it.
         // "a boring stretch between 3s and 6s, delete that section": the one span said is
         // removed, not kept; with none, or several, which one goes cannot be told.
         if remove_said {
@@ -693,6 +691,8 @@ impl Wants {
                 }
             }
         }
+        // "from 0:03 to 0:08, the rest can go" says the trim again; beside a part removed
+        // ("cut the first 3 seconds, throw away the rest") it says the opposite of it.
         if rest_discarded {
             let keeps = |t: &Trim| {
                 matches!(
@@ -741,16 +741,8 @@ impl Wants {
                 Some("it asks both to change the sound and to leave it as it is".into());
         }
         // "mute it completely, but make its audio twice as loud" (2026-11-29, ninth pass: it had
-        // answered a silent file): a change made only to the sound, beside removing it. A speed
-        // or a fade is said of the picture too, so it is not one.
-        if w.remove_audio
-            && (w.volume.is_some()
-                || w.normalize.is_some()
-                || !w.afilters.is_empty()
-                || w.channels.is_some()
-                || w.sample_rate.is_some()
-                || w.abitrate.is_some())
-        {
+        // answered a silent file): a change made only to the sound, beside removing it.
+        if w.remove_audio && w.changes_sound_only() {
             w.unsupported = Some("it asks both to remove the sound and to change it".into());
         }
         let changes_length = w.speed.is_some()
@@ -1081,13 +1073,19 @@ impl Wants {
 
     /// Whether the sound itself changes (so audio cannot be stream-copied).
     pub fn touches_sound(&self) -> bool {
-        !self.extends.is_empty()
-            || !self.afilters.is_empty()
-            || self.volume.is_some()
-            || self.normalize.is_some()
+        self.changes_sound_only()
+            || !self.extends.is_empty()
             || self.speed.is_some()
             || self.reverse
             || !self.fades.is_empty()
+    }
+
+    /// Changes made to the sound alone: a speed, a reverse, a fade or added time are said of
+    /// the picture too.
+    fn changes_sound_only(&self) -> bool {
+        !self.afilters.is_empty()
+            || self.volume.is_some()
+            || self.normalize.is_some()
             || self.channels.is_some()
             || self.sample_rate.is_some()
             || self.abitrate.is_some()

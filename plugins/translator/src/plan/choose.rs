@@ -196,13 +196,7 @@ pub fn target_format(w: &Wants, media: &[Media]) -> Option<&'static Format> {
     if let Some((k, _)) = targets().next() {
         return formats::format(k);
     }
-    let mention = w.formats.iter().rev().find(|(k, how)| {
-        *how == FormatHow::Mention && !input_keys.contains(&k.as_str()) && !codec_named(k)
-    });
     // "a gif for WhatsApp": a place it plays names a format only when no other is named.
-    if let Some((k, _)) = mention {
-        return formats::format(k);
-    }
     w.formats
         .iter()
         .rev()
