@@ -609,10 +609,18 @@ impl Db {
     /// look of an idle instance changes nothing, and must not cost the next idle worker's look
     /// a query (`queue.rs`, issue #34).
     pub async fn requeue_expired(&self, now: i64, max_attempts: u32) -> DbResult<()> {
-        let done: DbResult<Vec<String>> = self
+        #[derive(Deserialize)]
+        struct Row {
+            ids: Vec<String>,
+            running: bool,
+        }
+        let Ok(look) = self.lease_look() else {
+            return Ok(());
+        };
+        let done: DbResult<Option<Row>> = self
             .write_jobs(
                 move |db| async move {
-                    db.rows(
+                    db.first::<Row>(
                         "LET $failed = (UPDATE job SET status = 'failed', error = 'Processing was interrupted too many times', completed_at = $now,
                             updated_at = $now, lease_token = NONE,
                             webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: 'evt_' + job_id + '_failed', attempts: 0,
@@ -620,19 +628,28 @@ impl Db {
                          WHERE status = 'processing' AND lease_until < $now AND attempts >= $max RETURN VALUE job_id);
                          LET $back = (UPDATE job SET status = 'pending', lease_token = NONE, progress = NONE, updated_at = $now
                          WHERE status = 'processing' AND lease_until < $now RETURN VALUE job_id);
-                         RETURN array::concat($failed, $back);",
+                         RETURN [{ ids: array::concat($failed, $back),
+                                   running: array::len(SELECT id FROM job WHERE status = 'processing' LIMIT 1) > 0 }];",
                         json!({ "now": now, "max": max_attempts }),
                     )
                     .await
                 },
                 |done| match done {
-                    Ok(ids) if ids.is_empty() => Touched::Nothing,
+                    Ok(Some(row)) if row.ids.is_empty() => Touched::Nothing,
                     _ => Touched::All,
                 },
             )
             .await;
-        if !matches!(&done, Ok(ids) if ids.is_empty()) {
-            self.queue_changed();
+        match &done {
+            Ok(Some(row)) if row.ids.is_empty() => {
+                if !row.running {
+                    self.looked_idle(look);
+                }
+            }
+            _ => {
+                self.queue_changed();
+                self.deliveries_changed();
+            }
         }
         done.map(drop)
     }
@@ -685,7 +702,7 @@ impl Db {
         }
         // Statements: 0 BEGIN, 1 LET, 2 IF, 3 DELETE (the run's quota hold, which the charge
         // replaces), 4 SELECT (whether this worker finished it), 5 COMMIT.
-        let rows: Vec<Value> = self
+        let rows: DbResult<Vec<Value>> = self
             .write_jobs(|db| async move { db.rows_at(
                 concat!(
                     "BEGIN TRANSACTION;
@@ -707,8 +724,9 @@ impl Db {
                 4,
             )
             .await }, one(job_id))
-            .await?;
-        Ok(!rows.is_empty())
+            .await;
+        self.deliveries_changed();
+        Ok(!rows?.is_empty())
     }
 
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
@@ -744,6 +762,7 @@ impl Db {
                 )
                 .await }, touched_job)
                 .await;
+            self.deliveries_changed();
             match claimed {
                 Err(DbError::Other(e)) if e.contains("conflict") => continue,
                 other => return other,
@@ -754,7 +773,7 @@ impl Db {
 
     pub async fn record_delivery(&self, job_id: &str, webhook: &Webhook) -> DbResult<()> {
         let vars = json!({ "id": job_id, "w": webhook });
-        self.write_jobs(|db| async move {
+        let recorded = self.write_jobs(|db| async move {
                 db.exec(
                     "UPDATE type::record('job', $id) SET webhook = $w WHERE webhook.state = 'delivering'",
                     vars,
@@ -763,28 +782,40 @@ impl Db {
             },
             one(job_id),
         )
-        .await
+        .await;
+        self.deliveries_changed();
+        recorded
     }
 
     /// When the next pending delivery falls due (a retry's `next_at`), if any is pending.
+    /// Finding none pending and none under way marks the deliveries quiet (`queue.rs`).
     pub async fn next_delivery_at(&self) -> DbResult<Option<i64>> {
         #[derive(Deserialize)]
-        struct Due {
-            next_at: i64,
+        struct Row {
+            next_at: Option<i64>,
+            delivering: bool,
         }
-        let due: Option<Due> = self
+        let look = self.delivery_look();
+        let row: Option<Row> = self
             .first(
-                "SELECT webhook.next_at AS next_at FROM job WHERE webhook.state = 'pending'
-                 ORDER BY next_at ASC LIMIT 1",
+                "SELECT * FROM [{
+                     next_at: (SELECT webhook.next_at AS next_at FROM job WHERE webhook.state = 'pending'
+                               ORDER BY next_at ASC LIMIT 1)[0].next_at,
+                     delivering: array::len(SELECT id FROM job WHERE webhook.state = 'delivering' LIMIT 1) > 0
+                 }]",
                 json!({}),
             )
             .await?;
-        Ok(due.map(|d| d.next_at))
+        let row = row.ok_or_else(|| DbError::Other("deliveries: no answer".into()))?;
+        if row.next_at.is_none() && !row.delivering {
+            self.looked_quiet(look);
+        }
+        Ok(row.next_at)
     }
 
     /// Deliveries whose deliverer died go back to pending.
     pub async fn requeue_deliveries(&self, now: i64) -> DbResult<()> {
-        self.write_jobs(move |db| async move {
+        let requeued = self.write_jobs(move |db| async move {
                 db.exec(
                     "UPDATE job SET webhook.state = 'pending' WHERE webhook.state = 'delivering' AND webhook.lease_until < $now",
                     json!({ "now": now }),
@@ -793,7 +824,9 @@ impl Db {
             },
             |_| Touched::All,
         )
-        .await
+        .await;
+        self.deliveries_changed();
+        requeued
     }
 
     /// Jobs by status, and the creation time of the oldest pending one (for metrics).

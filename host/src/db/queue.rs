@@ -35,6 +35,14 @@ pub struct Queue {
     kept: Mutex<Option<(u64, Arc<Snapshot>)>>,
     /// One more than the count at which the queue was last read empty (0: not known empty).
     empty_at: AtomicU64,
+    /// One more than the count at which no job was running (a claim moves the count on):
+    /// the timed look for lapsed leases then has nothing to look at.
+    idle_at: AtomicU64,
+    /// The same pair for webhook deliveries: moved on by every write that may make one
+    /// pending or under way (a job's end, a lapsed job failed, a claim, an attempt recorded).
+    deliveries: AtomicU64,
+    /// One more than the count at which no delivery was pending or under way.
+    quiet_at: AtomicU64,
 }
 
 /// A look at whether any job waits, taken before the database is read.
@@ -78,6 +86,57 @@ impl Db {
     pub(super) fn looked_empty(&self, look: Look) {
         if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
             queue.empty_at.store(seen + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// Before the timed look for lapsed leases (`requeue_expired`): `Err` when no job was
+    /// running when last looked and none has been claimed since.
+    pub(super) fn lease_look(&self) -> Result<Look, ()> {
+        let Some(queue) = &self.queue else {
+            return Ok(Look(None));
+        };
+        let seen = queue.changes.load(Ordering::SeqCst);
+        if queue.idle_at.load(Ordering::SeqCst) == seen + 1 {
+            return Err(());
+        }
+        Ok(Look(Some(seen)))
+    }
+
+    /// After that look found no job running.
+    pub(super) fn looked_idle(&self, look: Look) {
+        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
+            queue.idle_at.store(seen + 1, Ordering::SeqCst);
+        }
+    }
+
+    /// After a write that may have made a webhook delivery pending or under way.
+    pub(super) fn deliveries_changed(&self) {
+        if let Some(queue) = &self.queue {
+            queue.deliveries.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether no webhook delivery is pending or under way, nothing having written one since
+    /// that was read (`next_delivery_at`): the idle delivery loop's looks then cost no query.
+    pub fn deliveries_quiet(&self) -> bool {
+        self.queue.as_ref().is_some_and(|queue| {
+            queue.quiet_at.load(Ordering::SeqCst) == queue.deliveries.load(Ordering::SeqCst) + 1
+        })
+    }
+
+    /// The count before a read of the deliveries, for `looked_quiet`.
+    pub(super) fn delivery_look(&self) -> Look {
+        Look(
+            self.queue
+                .as_ref()
+                .map(|queue| queue.deliveries.load(Ordering::SeqCst)),
+        )
+    }
+
+    /// After that read found nothing pending and nothing under way.
+    pub(super) fn looked_quiet(&self, look: Look) {
+        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
+            queue.quiet_at.store(seen + 1, Ordering::SeqCst);
         }
     }
 

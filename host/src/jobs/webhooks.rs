@@ -68,6 +68,16 @@ pub async fn deliver_loop(state: Arc<AppState>) {
             .await
             .expect("semaphore never closes");
         let woken = state.wakers.webhooks.notified();
+        // None pending and none under way, and nothing written since that was read: an
+        // idle instance's looks cost no query (issue #34).
+        if state.db.deliveries_quiet() {
+            drop(slot);
+            tokio::select! {
+                _ = woken => {}
+                _ = tokio::time::sleep(IDLE_LOOK) => {}
+            }
+            continue;
+        }
         let now = clock::now_ms();
         if requeue.due() {
             if let Err(e) = state.db.requeue_deliveries(now).await {
