@@ -458,6 +458,16 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "convert it to mp3 but leave the video as it is",
             "it asks for sound only and also to keep the picture",
         ),
+        // Several pictures beside a time, a span kept and removed (2026-11-30, tenth pass:
+        // the first had answered pictures from the whole file).
+        (
+            "5 thumbnails at 3 seconds",
+            "a time was named beside several pictures",
+        ),
+        (
+            "remove 0:03 to 0:07 and keep only that part",
+            "it says to throw the rest away",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

@@ -91,22 +91,10 @@ impl Grammar {
 /// The words of the instruction that no rule used and that carry meaning (not fillers,
 /// separators or politeness), for telling the user what was not understood.
 pub fn leftovers<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
-    let lex = lexicon();
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
     // A file name names an input ("convert clip.mp4"): it asks for nothing itself.
-    let quiet = |t: &Token| {
-        t.kind == Tok::Sep
-            || t.kind == Tok::File
-            || (t.kind == Tok::Word
-                && (lex.is_filler(&t.norm)
-                    || lex.classes["barrier"]
-                        .iter()
-                        .any(|p| p.len() == 1 && p[0] == t.norm)
-                    || lex.classes["quiet"]
-                        .iter()
-                        .any(|p| p.len() == 1 && p[0] == t.norm)))
-    };
+    let quiet = |t: &Token| !meaningful(t);
     let mut out: Vec<String> = Vec::new();
     let mut run: Vec<&str> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -161,36 +149,56 @@ pub fn unaccounted_joined<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
     clauses_not_understood(tokens, hits, true)
 }
 
-fn clauses_not_understood<T>(tokens: &[Token], hits: &[Hit<T>], joined: bool) -> Vec<String> {
+/// A word that asks for something: not a separator, filler, barrier, quiet word or file name
+/// (a file name names an input; a number left alone is part of what was asked).
+pub fn meaningful(t: &Token) -> bool {
     let lex = lexicon();
-    let used: std::collections::HashSet<usize> =
-        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
-    let barrier = |t: &Token| {
-        t.kind == Tok::Word
-            && lex.classes["barrier"]
-                .iter()
-                .any(|p| p.len() == 1 && p[0] == t.norm)
-    };
-    let meaningful = |t: &Token| {
-        match t.kind {
-            Tok::Sep => false,
-            Tok::Word => {
-                !(lex.is_filler(&t.norm)
-                    || barrier(t)
-                    || lex.classes["quiet"]
-                        .iter()
-                        .any(|p| p.len() == 1 && p[0] == t.norm))
-            }
-            // A file name names an input; a number left alone is part of what was asked.
-            Tok::File => false,
-            _ => true,
+    match t.kind {
+        Tok::Sep | Tok::File => false,
+        Tok::Word => {
+            !(lex.is_filler(&t.norm)
+                || is_barrier(t)
+                || lex.classes["quiet"]
+                    .iter()
+                    .any(|p| p.len() == 1 && p[0] == t.norm))
         }
-    };
+        _ => true,
+    }
+}
+
+fn is_barrier(t: &Token) -> bool {
+    t.kind == Tok::Word
+        && lexicon().classes["barrier"]
+            .iter()
+            .any(|p| p.len() == 1 && p[0] == t.norm)
+}
+
+/// The instruction's clauses, as token indices: split at separators and at barrier words no
+/// rule used. Each comes with whether "and", "plus" or "also" opened it.
+pub fn clauses(
+    tokens: &[Token],
+    used: &std::collections::HashSet<usize>,
+) -> Vec<(Vec<usize>, bool)> {
     let mut out = Vec::new();
     let mut clause: Vec<usize> = Vec::new();
-    // Whether the clause being read was opened by "and"/"plus"/"also".
     let mut opened_by_and = false;
-    let mut close = |clause: &mut Vec<usize>, opened_by_and: bool| {
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind == Tok::Sep || (is_barrier(t) && !used.contains(&i)) {
+            out.push((std::mem::take(&mut clause), opened_by_and));
+            opened_by_and = ["and", "plus", "also"].contains(&t.norm.as_str());
+        } else {
+            clause.push(i);
+        }
+    }
+    out.push((clause, opened_by_and));
+    out
+}
+
+fn clauses_not_understood<T>(tokens: &[Token], hits: &[Hit<T>], joined: bool) -> Vec<String> {
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let mut out = Vec::new();
+    for (clause, opened_by_and) in clauses(tokens, &used) {
         let understood = clause.iter().any(|i| used.contains(i)) || (joined && !opened_by_and);
         let words: Vec<&str> = clause
             .iter()
@@ -200,17 +208,7 @@ fn clauses_not_understood<T>(tokens: &[Token], hits: &[Hit<T>], joined: bool) ->
         if !understood && !words.is_empty() {
             out.push(words.join(" "));
         }
-        clause.clear();
-    };
-    for (i, t) in tokens.iter().enumerate() {
-        if t.kind == Tok::Sep || (barrier(t) && !used.contains(&i)) {
-            close(&mut clause, opened_by_and);
-            opened_by_and = ["and", "plus", "also"].contains(&t.norm.as_str());
-        } else {
-            clause.push(i);
-        }
     }
-    close(&mut clause, opened_by_and);
     out
 }
 
@@ -235,48 +233,52 @@ pub fn unknown_words<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<String> {
         .collect()
 }
 
+/// Nouns a count of the inputs goes with ("the two clips").
+const INPUT_NOUNS: &[&str] = &[
+    "clips",
+    "bits",
+    "parts",
+    "videos",
+    "vídeos",
+    "vidéos",
+    "files",
+    "vids",
+    "inputs",
+    "songs",
+    "recordings",
+    "images",
+    "pictures",
+    "photos",
+    "tracks",
+    "dateien",
+    "fichiers",
+    "archivos",
+    "arquivos",
+    "ficheiros",
+    "filmati",
+    "video",
+    "clip",
+    "file",
+    "audio",
+    "audios",
+    "áudios",
+    "sounds",
+    "mp4s",
+    "mp3s",
+    "movies",
+    "parts",
+    "pieces",
+    "morceaux",
+    "teile",
+    "partes",
+    "pezzi",
+];
+
 /// Numbers and measures no rule used ("a thumbnail from second 5 at 320 px": the 5): a
 /// number is always part of what was asked, so one left over means an operation ran without
 /// it, or with another number in its place. Each comes with the count it gives when it counts
 /// the inputs ("join the two clips", "emenda os dois vídeos"): the caller checks that count.
 pub fn loose_values<T>(tokens: &[Token], hits: &[Hit<T>]) -> Vec<(String, Option<f64>)> {
-    const INPUT_NOUNS: &[&str] = &[
-        "clips",
-        "videos",
-        "vídeos",
-        "vidéos",
-        "files",
-        "vids",
-        "inputs",
-        "songs",
-        "recordings",
-        "images",
-        "pictures",
-        "photos",
-        "tracks",
-        "dateien",
-        "fichiers",
-        "archivos",
-        "arquivos",
-        "ficheiros",
-        "filmati",
-        "video",
-        "clip",
-        "file",
-        "audio",
-        "audios",
-        "áudios",
-        "sounds",
-        "mp4s",
-        "mp3s",
-        "movies",
-        "parts",
-        "pieces",
-        "morceaux",
-        "teile",
-        "partes",
-        "pezzi",
-    ];
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
     tokens
@@ -432,10 +434,19 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
             .iter()
             .any(|&i| tokens[i].kind == Tok::Word && in_class("contextword", &tokens[i].norm));
         for (i, t) in words {
+            // "got two bits from the holidays": a count of the inputs tells of them.
+            let counts_inputs = tokens
+                .get(i + 1)
+                .is_some_and(|n| INPUT_NOUNS.contains(&n.norm.as_str()));
             match t.kind {
                 Tok::Word => {}
                 Tok::Sep => continue,
                 Tok::File if says_use && !used.contains(&i) => continue,
+                Tok::Value(crate::numbers::Value::Num(_))
+                    if counts_inputs && !used.contains(&i) =>
+                {
+                    continue;
+                }
                 // A number or a file name is part of what is asked.
                 _ => request = true,
             }

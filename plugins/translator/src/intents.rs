@@ -1442,7 +1442,10 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             };
             key.map(|key| Intent::Format { key, how })
         }
-        "corner" => first_key(caps).map(Intent::Corner),
+        // `corner center`: a place named by words no `$corner` phrase holds.
+        "corner" => first_key(caps)
+            .or_else(|| (!arg(0).is_empty()).then(|| arg(0).to_string()))
+            .map(Intent::Corner),
         "color" => first_key(caps).map(Intent::Color),
         "at" => times(caps)
             .first()

@@ -5,7 +5,7 @@
 //!   words of a multi-word alternative; an alternative may be an `@class`);
 //! - `@class` — any phrase of a word class from `lexicon.txt`;
 //! - `$slot` — a typed value, captured: `$time`, `$num`, `$res`, `$fmt`, … (see [`Slot`]);
-//! - `..` — a gap of up to [`GAP`] words, never across punctuation or `@barrier` words;
+//! - `..` — a gap of up to [`GAP`] words, never across punctuation, `@barrier` or `@forbid` words;
 //! - a part ending in `?` is optional.
 //!
 //! Between parts, `@filler` words ("the", "it", "video", …) are skipped, so
@@ -247,6 +247,16 @@ impl Matcher<'_> {
         i < self.tokens.len() && !self.consumed[i]
     }
 
+    /// A `@forbid` word ("without", "not", "no"): a gap never skips one, so "export it
+    /// without the audio" is not "export the audio" (2026-11-30 held-out set).
+    fn forbids(&self, i: usize) -> bool {
+        let t = &self.tokens[i];
+        t.kind == Tok::Word
+            && self.lex.classes["forbid"]
+                .iter()
+                .any(|p| p.len() == 1 && p[0] == t.norm)
+    }
+
     fn is_barrier(&self, i: usize) -> bool {
         let t = &self.tokens[i];
         t.kind == Tok::Sep
@@ -315,7 +325,7 @@ impl Matcher<'_> {
                 if let Some(end) = self.go_strict(pi + 1, t, st, next_optional) {
                     return Some(end);
                 }
-                if t >= self.tokens.len() || self.is_barrier(t) {
+                if t >= self.tokens.len() || self.is_barrier(t) || self.forbids(t) {
                     break;
                 }
             }

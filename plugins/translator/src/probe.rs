@@ -145,7 +145,8 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "frames",
-        streams: Some(&["nb_read_frames"]),
+        // The count read, and the container's own where it keeps one.
+        streams: Some(&["nb_read_frames", "nb_frames"]),
         kind: Some("v"),
         count_frames: true,
         ..F
@@ -256,8 +257,37 @@ pub type Asked = (String, Option<String>, String);
 /// the whole answer.
 pub fn unanswered(instruction: &str) -> Vec<String> {
     let tokens = tokenize(instruction);
-    let hits = probe_grammar().run(&tokens, |rule, _| Some(rule.line));
+    let hits = probe_grammar().run(&tokens, |rule, _| Some(rule.intent == "mention"));
     let mut out = grammar::unaccounted_joined(&tokens, &hits);
+    // A kind of stream named beside words not understood, in a clause that asks nothing
+    // understood ("...with their codec, and the language of the subtitles" with "language"
+    // unknown): something was asked about it, and the other questions' answer would look
+    // like the whole one (2026-11-30 held-out set). Where no question was understood at all,
+    // naming the kind lists its streams (`understand`).
+    let used: std::collections::HashSet<usize> =
+        hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    let field_at: std::collections::HashSet<usize> = hits
+        .iter()
+        .filter(|h| !h.value)
+        .flat_map(|h| h.used.iter().copied())
+        .collect();
+    if !field_at.is_empty() {
+        for (clause, _) in grammar::clauses(&tokens, &used) {
+            let names_kind = clause.iter().any(|i| used.contains(i));
+            let asks = clause.iter().any(|i| field_at.contains(i));
+            let unknown: Vec<&str> = clause
+                .iter()
+                .filter(|&&i| !used.contains(&i) && grammar::meaningful(&tokens[i]))
+                .map(|&i| tokens[i].norm.as_str())
+                .collect();
+            if names_kind && !asks && !unknown.is_empty() {
+                let words = unknown.join(" ");
+                if !out.contains(&words) {
+                    out.push(words);
+                }
+            }
+        }
+    }
     // A clause not understood that asks ("quantos canais e qual a taxa de amostragem": how
     // many channels) is a question too, first or not: the sample rate alone had answered it
     // (2026-11-28 held-out set).
@@ -504,7 +534,7 @@ mod tests {
         assert_eq!(c.select_streams.as_deref(), Some("a:0"));
         assert!(c.streams.unwrap().contains(&"codec_name".to_string()));
         let c = probe("Count the number of video frames");
-        assert_eq!(c.streams, list(&["nb_read_frames"]));
+        assert_eq!(c.streams, list(&["nb_read_frames", "nb_frames"]));
         assert_eq!(c.count_frames, Some(true));
         assert_eq!(c.select_streams.as_deref(), Some("v:0"));
     }

@@ -326,6 +326,24 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
 
 /// Why the instruction asks for something no task can do, if it does: the first kind found,
 /// with the words that asked for it quoted (the user sees which part could not be done).
+/// Words that say the user does a step themselves.
+const SELF_DONE: &[&str] = &[
+    "myself",
+    "by myself",
+    "on my own",
+    "moi-même",
+    "moi-meme",
+    "moi même",
+    "yo mismo",
+    "yo misma",
+    "io stesso",
+    "io stessa",
+    "eu mesmo",
+    "eu mesma",
+    "ich selbst",
+    "自分で",
+];
+
 pub fn out_of_scope(instruction: &str) -> Option<String> {
     let mut text = format!(" {} ", instruction.to_lowercase());
     // Noise in the background is a sound to filter, not a thing to recognise: "remove the
@@ -340,6 +358,13 @@ pub fn out_of_scope(instruction: &str) -> Option<String> {
             .next()
             .unwrap_or_else(|| s.to_string())
     };
+    // The user's own step after the download ("que j'enverrai moi-même par mail", "I'll
+    // e-mail it myself"): a clause that says who sends is not a request (2026-11-30 held-out
+    // set had refused it).
+    let text: String = text
+        .split_inclusive(['.', ',', ';', ':', '!', '?', '\n'])
+        .filter(|clause| !SELF_DONE.iter().any(|m| contains_phrase(clause, m)))
+        .collect();
     let plain_text = plain(&text);
     OUT_OF_SCOPE.iter().find_map(|kind| {
         let phrase = kind

@@ -2956,3 +2956,90 @@ fn ninth_pass_reads_what_the_guides_set_asked() {
     ));
     assert!(!a.contains("tile") && a.contains("-c:v copy"), "{a}");
 }
+
+#[test]
+fn tenth_pass_reads_what_the_manuals_set_asked() {
+    // Two answers of the manuals set were wrong. "The middle of the frame" is a place in the
+    // picture: the clip cut down and cropped, not one picture from the middle.
+    let a = argv(&task(
+        "i need clip.mp4 cut down to the part from 1s to 9s, then crop a square out of the middle of the frame and shrink that square to 400x400",
+        &["clip.mp4"],
+    ));
+    assert!(
+        a.contains("-ss 1 -t 8") && a.contains("scale=400:400") && !a.contains("-frames:v"),
+        "{a}"
+    );
+    // A question naming a kind of stream beside words not understood is refused: answering the
+    // other questions would look like the whole answer (the subtitles' language had gone).
+    let m = translate_probe("list the tracks with their codec, and the zorblat of the subtitles")
+        .unwrap_err()
+        .message;
+    assert!(m.contains("zorblat"), "{m}");
+    let c = translate_probe(
+        "Qu'est-ce qu'il y a exactement dans subbed.mkv ? J'aimerais la liste des pistes (vidéo, audio, sous-titres) avec leur codec, et la langue des sous-titres",
+    )
+    .unwrap();
+    // Whole stream sections: the language is a tag.
+    assert_eq!(c.streams, Some(Vec::new()), "{c:?}");
+    // A gap never skips "without": "export it without audio" is not "export the audio".
+    let a = argv(&task("export clip2.mp4 without audio", &["clip2.mp4"]));
+    assert!(a.contains("-an") && a.ends_with(".mp4"), "{a}");
+    // One picture at a time said is a thumbnail at that time; several beside a time refuse.
+    let a = argv(&task(
+        "clip.mp4 の4.5秒あたりの瞬間を静止画1枚（JPEG）で保存してください",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 4.5") && a.contains("-frames:v 1"), "{a}");
+    let m = refused("5 thumbnails of clip.mp4 at 3 seconds", &["clip.mp4"]);
+    assert!(
+        m.contains("a time was named beside several pictures"),
+        "{m}"
+    );
+    // A video's own subtitle track: burnt in, or kept as a track of the mp4.
+    let a = argv(&task(
+        "subbed.mkv already has a text subtitle track inside it. Burn that track into the picture so it always shows, and give me an mp4",
+        &["subbed.mkv"],
+    ));
+    assert!(
+        a.contains("subtitles=@{subbed.mkv}") && a.contains("-sn"),
+        "{a}"
+    );
+    let a = argv(&task(
+        "turn subbed.mkv into an mp4, with the subtitles as a selectable text track (not burned in)",
+        &["subbed.mkv"],
+    ));
+    assert!(
+        a.contains("-c:s mov_text") && a.contains("-map 0:s:0"),
+        "{a}"
+    );
+    // The user's own sending is not a request to send.
+    let a = argv(&task(
+        "compress clip.mp4, I'll e-mail it myself",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-crf"), "{a}");
+    assert!(refused("compress clip.mp4 and e-mail it to me", &["clip.mp4"]).contains("send"));
+    // "keep only that part" keeps the span said; beside a removal it contradicts.
+    let a = argv(&task(
+        "clip.mp4 from 0:03 to 0:07, keep only that part",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ss 3 -t 4"), "{a}");
+    let m = refused(
+        "remove 0:03 to 0:07 from clip.mp4 and keep only that part",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("throw the rest away"), "{m}");
+    // Cropped to 4:3 "without black bars": the crop leaves none.
+    let a = argv(&task(
+        "crop clip.mp4 to 4:3, no black bars, no stretching, keep the height at 720",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("crop=960:720"), "{a}");
+    // Slower, keeping the pitch: atempo keeps it.
+    let a = argv(&task(
+        "slow clip2.mp4 to 0.8x speed, keep the pitch",
+        &["clip2.mp4"],
+    ));
+    assert!(a.contains("atempo=0.8"), "{a}");
+}

@@ -933,6 +933,11 @@ impl Wants {
                 Some("it says which clip comes first, and no join of clips was asked for".into());
         }
         for q in qualifiers {
+            // A crop said with its verb and no padding leaves no bars ("to 4:3, cropping the
+            // sides, no black bars"); "make it 9:16 instead of black bars" names neither.
+            if matches!(q, Qualifier::NotBars) && crop_verb && w.crop.is_some() && w.pad.is_none() {
+                continue;
+            }
             if let Some(why) = q.unmet(&w) {
                 w.unsupported = Some(why.into());
             }

@@ -52,6 +52,8 @@ impl Planner<'_> {
         });
         // A thumbnail at a named time wins; "a grid of thumbnails" is frames.
         let thumb = match (&self.w.thumb, &frames) {
+            // "one still (1 picture) at 4.5 s": one picture is a thumbnail, at its time.
+            (Some(Thumb::Default), Some(Frames::Count(1))) => Some(Thumb::Default),
             (Some(Thumb::Default), Some(_)) => None,
             (Some(t), _) => Some(t.clone()),
             (None, None) => Some(Thumb::Default),
@@ -74,6 +76,13 @@ impl Planner<'_> {
                 (self.file_name(Some("_thumb")), true)
             }
             (None, Some(f)) => {
+                // A time said beside several pictures is neither their span nor their
+                // spacing: taking them from the whole file would drop it (2026-11-30).
+                if self.w.loose_time.is_some() || self.w.at.is_some() {
+                    return Err(PlanError::NotSupported(
+                        "a time was named beside several pictures; say \"a picture at 5 s\", \"a picture every 5 s\" or \"pictures from 0:05 to 0:10\"",
+                    ));
+                }
                 let opts = self.trim_options();
                 self.add_input(self.main, opts);
                 match f {

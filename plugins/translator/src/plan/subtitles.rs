@@ -23,9 +23,16 @@ impl<'m> Planner<'m> {
         if self.w.subtitles.is_none() {
             return Ok(None);
         }
+        // A subtitle file, else a video's own subtitle track ("subbed.mkv already has a text
+        // track: burn it in", "keep them as a track in the mp4": 2026-11-30 held-out set).
         self.media
             .iter()
             .find(|m| m.kind == Kind::Subtitle)
+            .or_else(|| {
+                self.media.iter().find(|m| {
+                    m.kind == Kind::Video && m.facts.streams.iter().any(|s| s.kind == "subtitle")
+                })
+            })
             .map(Some)
             .ok_or(PlanError::NeedsInput(
                 "subtitles need a subtitle file (.srt, .ass or .vtt) among the inputs",
@@ -64,7 +71,11 @@ impl<'m> Planner<'m> {
         let Some(s) = self.subtitle_input()? else {
             return Ok(());
         };
-        let si = self.add_input(s, Vec::new());
+        // The video's own track is read from the input already there.
+        let si = match self.inputs.iter().position(|(i, _)| *i == s.index) {
+            Some(at) if s.kind != Kind::Subtitle => at,
+            _ => self.add_input(s, Vec::new()),
+        };
         if self.w.subtitles == Some(true) {
             self.opts.push("-sn".into());
             return Ok(());
@@ -82,7 +93,12 @@ impl<'m> Planner<'m> {
                 "a subtitle track keeps its own times, and cut at the start, sped up or repeated it would no longer match the picture; burn the subtitles in, or change the subtitle file first",
             ));
         }
-        let input_codec = s.facts.streams.first().map_or("", |st| st.codec.as_str());
+        let input_codec = s
+            .facts
+            .streams
+            .iter()
+            .find(|st| st.kind == "subtitle")
+            .map_or("", |st| st.codec.as_str());
         let codec =
             track_codec(self.fmt.key, input_codec).ok_or_else(|| PlanError::CannotHold {
                 container: self.fmt.ext,
