@@ -44,6 +44,7 @@ async fn wake_on_changes(state: Arc<AppState>) {
     if state.cfg.split.enabled {
         tokio::spawn(wake_on_parts(state.clone()));
     }
+    let own = state.db.sole_writer();
     loop {
         match state.db.changes("job").await {
             Ok(mut changes) => {
@@ -60,6 +61,14 @@ async fn wake_on_changes(state: Arc<AppState>) {
                         .changed
                         .0
                         .send(change.id.clone().unwrap_or_default());
+                    // Where this process is the database's only writer, every change was
+                    // written here, and whoever it gives work was woken where it was written
+                    // (a submission, a requeue, a split's parts, a job's end). Waking every
+                    // worker again had two race for each new job: two claims where one does
+                    // (issue #34: the queue at saturation).
+                    if own {
+                        continue;
+                    }
                     if !change.known || change.status.as_deref() != Some("processing") {
                         state.wakers.jobs.notify_waiters();
                     }
