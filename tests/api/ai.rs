@@ -468,6 +468,10 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "remove 0:03 to 0:07 and keep only that part",
             "it says to throw the rest away",
         ),
+        (
+            "convert it to a small mp4",
+            "sizes a picture laid over the video",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

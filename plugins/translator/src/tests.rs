@@ -3036,6 +3036,17 @@ fn tenth_pass_reads_what_the_manuals_set_asked() {
         &["clip.mp4"],
     ));
     assert!(a.contains("crop=960:720"), "{a}");
+    // "small" with nothing laid over the picture had been dropped (a copy of the same size).
+    for said in [
+        "convert clip.mp4 to a small mp4",
+        "make a small version of clip.mp4 in webm",
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(
+            m.contains("sizes a picture laid over the video"),
+            "{said}: {m}"
+        );
+    }
     // Slower, keeping the pitch: atempo keeps it.
     let a = argv(&task(
         "slow clip2.mp4 to 0.8x speed, keep the pitch",

@@ -121,6 +121,21 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             "a picture laid over a video that is also turned or mirrored would turn with it; turn the video in one request, then add the picture in another".into(),
         ));
     }
+    // "small", "large" size what is laid over the picture; with nothing laid over it and no
+    // size or compression named beside it ("a small mp3, under 100kb", "a tiny gif, 500 px
+    // wide" name theirs), the word would be dropped ("convert it to a small mp4" had answered a
+    // copy of the same size).
+    let sized = w.resize.is_some()
+        || w.crop.is_some()
+        || w.compress.is_some()
+        || w.target_size.is_some()
+        || w.target_factor.is_some()
+        || w.crf.is_some();
+    if w.overlay_size.is_some() && !sized && !matches!(join, Join::Overlay(_)) {
+        return Err(PlanError::NotSupported(
+            "\"small\" or \"large\" sizes a picture laid over the video, and nothing is laid over it; say the size you want (\"resize it to 640 wide\") or \"compress it\"",
+        ));
+    }
     // Ending with the shorter input is said of two played together: a stack ends so already,
     // a video laid over is cut to it (`joins.rs`); elsewhere (a still picture has no length)
     // it would be dropped.

@@ -42,9 +42,12 @@ fn misbehave(mode: Option<&str>, config: &serde_json::Value) {
             }
         }
         Some("hog") => {
+            // Zeroed 16 MB blocks: fresh linear memory is zero already, so the limit is
+            // reached in a few grows, not after filling each page (a loaded CI machine had run
+            // the 1 MB filled blocks into the time limit first).
             let mut hoard: Vec<Vec<u8>> = Vec::new();
             loop {
-                hoard.push(vec![1u8; 1 << 20]);
+                hoard.push(vec![0u8; 16 << 20]);
                 std::hint::black_box(&hoard);
             }
         }
