@@ -33,19 +33,43 @@ pub struct Snapshot {
 pub struct Queue {
     changes: AtomicU64,
     kept: Mutex<Option<(u64, Arc<Snapshot>)>>,
-    /// One more than the count at which the queue was last read empty (0: not known empty).
-    empty_at: AtomicU64,
-    /// One more than the count at which no job was running (a claim moves the count on):
-    /// the timed look for lapsed leases then has nothing to look at.
-    idle_at: AtomicU64,
-    /// The same pair for webhook deliveries: moved on by every write that may make one
-    /// pending or under way (a job's end, a lapsed job failed, a claim, an attempt recorded).
+    /// No job waits, as last read.
+    empty: Nothing,
+    /// No job runs, as last read (a claim moves `changes` on): the timed look for lapsed
+    /// leases then has nothing to look at.
+    idle: Nothing,
+    /// Moved on by every write that may make a webhook delivery pending or under way (a
+    /// job's end, a lapsed job failed, a claim, an attempt recorded).
     deliveries: AtomicU64,
-    /// One more than the count at which no delivery was pending or under way.
-    quiet_at: AtomicU64,
+    /// No delivery pending or under way, as last read.
+    quiet: Nothing,
 }
 
-/// A look at whether any job waits, taken before the database is read.
+/// That a read found nothing, kept against the count of writes that could change it: one
+/// more than the count read before it (0: not known). A write moves the count on, and the
+/// next look reads again.
+#[derive(Default)]
+struct Nothing(AtomicU64);
+
+impl Nothing {
+    /// `Err` when nothing is known to be there at `count`; else the count to mark with.
+    fn look(&self, count: &AtomicU64) -> Result<Look, ()> {
+        let seen = count.load(Ordering::SeqCst);
+        if self.0.load(Ordering::SeqCst) == seen + 1 {
+            return Err(());
+        }
+        Ok(Look(Some(seen)))
+    }
+
+    /// After the look's read found nothing.
+    fn found(&self, look: Look) {
+        if let Look(Some(seen)) = look {
+            self.0.store(seen + 1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A look taken before the database is read: the count it is marked with.
 pub struct Look(Option<u64>);
 
 impl Db {
@@ -68,44 +92,33 @@ impl Db {
     }
 
     /// Before an idle worker's look at the queue (`claim_view`): `Err` when the queue is known
-    /// empty, nothing having changed which jobs wait since it was read so. An idle instance's
-    /// looks (a wake after each job ends, the timed safety poll) then cost no query (issue #34).
+    /// empty. An idle instance's looks (a wake after each job ends, the timed safety poll)
+    /// then cost no query (issue #34).
     pub(super) fn look(&self) -> Result<Look, ()> {
-        let Some(queue) = &self.queue else {
-            return Ok(Look(None));
-        };
-        let seen = queue.changes.load(Ordering::SeqCst);
-        if queue.empty_at.load(Ordering::SeqCst) == seen + 1 {
-            return Err(());
-        }
-        Ok(Look(Some(seen)))
+        self.queue
+            .as_ref()
+            .map_or(Ok(Look(None)), |q| q.empty.look(&q.changes))
     }
 
-    /// After the look's read: the queue was empty at the count taken before it (a write that
-    /// landed since moved the count on, and the next look reads again).
+    /// After the look's read found no job waiting.
     pub(super) fn looked_empty(&self, look: Look) {
-        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
-            queue.empty_at.store(seen + 1, Ordering::SeqCst);
+        if let Some(q) = &self.queue {
+            q.empty.found(look);
         }
     }
 
     /// Before the timed look for lapsed leases (`requeue_expired`): `Err` when no job was
     /// running when last looked and none has been claimed since.
     pub(super) fn lease_look(&self) -> Result<Look, ()> {
-        let Some(queue) = &self.queue else {
-            return Ok(Look(None));
-        };
-        let seen = queue.changes.load(Ordering::SeqCst);
-        if queue.idle_at.load(Ordering::SeqCst) == seen + 1 {
-            return Err(());
-        }
-        Ok(Look(Some(seen)))
+        self.queue
+            .as_ref()
+            .map_or(Ok(Look(None)), |q| q.idle.look(&q.changes))
     }
 
     /// After that look found no job running.
     pub(super) fn looked_idle(&self, look: Look) {
-        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
-            queue.idle_at.store(seen + 1, Ordering::SeqCst);
+        if let Some(q) = &self.queue {
+            q.idle.found(look);
         }
     }
 
@@ -119,9 +132,9 @@ impl Db {
     /// Whether no webhook delivery is pending or under way, nothing having written one since
     /// that was read (`next_delivery_at`): the idle delivery loop's looks then cost no query.
     pub fn deliveries_quiet(&self) -> bool {
-        self.queue.as_ref().is_some_and(|queue| {
-            queue.quiet_at.load(Ordering::SeqCst) == queue.deliveries.load(Ordering::SeqCst) + 1
-        })
+        self.queue
+            .as_ref()
+            .is_some_and(|q| q.quiet.look(&q.deliveries).is_err())
     }
 
     /// The count before a read of the deliveries, for `looked_quiet`.
@@ -129,14 +142,14 @@ impl Db {
         Look(
             self.queue
                 .as_ref()
-                .map(|queue| queue.deliveries.load(Ordering::SeqCst)),
+                .map(|q| q.deliveries.load(Ordering::SeqCst)),
         )
     }
 
     /// After that read found nothing pending and nothing under way.
     pub(super) fn looked_quiet(&self, look: Look) {
-        if let (Some(queue), Look(Some(seen))) = (&self.queue, look) {
-            queue.quiet_at.store(seen + 1, Ordering::SeqCst);
+        if let Some(q) = &self.queue {
+            q.quiet.found(look);
         }
     }
 
