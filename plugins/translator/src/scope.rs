@@ -324,12 +324,9 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
     },
 ];
 
-/// Why the instruction asks for something no task can do, if it does: the first kind found,
-/// with the words that asked for it quoted (the user sees which part could not be done).
-/// Words that say the user does a step themselves.
+/// Words that say the user does a step themselves ("by myself" holds "myself").
 const SELF_DONE: &[&str] = &[
     "myself",
-    "by myself",
     "on my own",
     "moi-même",
     "moi-meme",
@@ -344,6 +341,8 @@ const SELF_DONE: &[&str] = &[
     "自分で",
 ];
 
+/// Why the instruction asks for something no task can do, if it does: the first kind found,
+/// with the words that asked for it quoted (the user sees which part could not be done).
 pub fn out_of_scope(instruction: &str) -> Option<String> {
     let mut text = format!(" {} ", instruction.to_lowercase());
     // Noise in the background is a sound to filter, not a thing to recognise: "remove the
