@@ -382,13 +382,23 @@ async fn bench_split() {
     let pids = [a.pid(), b.pid(), db.server.pid(), s3.server.pid()];
     let cpu_before = pids.map(cpu_seconds);
     let started = Instant::now();
-    let (status, split) = a
-        .post(
-            "/ffmpeg/process",
-            ALICE,
-            json!({ "task": task, "cache": false }),
-        )
-        .await;
+    let res = a
+        .http()
+        .post(a.url("/ffmpeg/process"))
+        .header("Authorization", format!("Basic {ALICE}"))
+        .json(&json!({ "task": task, "cache": false }))
+        .send()
+        .await
+        .unwrap();
+    let (status, timing) = (
+        res.status(),
+        res.headers()
+            .get("server-timing")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string(),
+    );
+    let split: Value = res.json().await.unwrap();
     let two_instances = started.elapsed().as_secs_f64();
     let cpu_after = pids.map(cpu_seconds);
     let cpu: Vec<f64> = (0..4).map(|i| cpu_after[i] - cpu_before[i]).collect();
@@ -440,6 +450,11 @@ async fn bench_split() {
         })
         .unwrap_or_default();
     println!("  phases                         {phases}");
+    // The coordinator's stages, in order (ms): what runs while the other instance waits.
+    println!(
+        "  stages (ms)                    {}",
+        timing.replace(";dur=", " ")
+    );
     // What the service's own processes took from the two cores beside the encodes.
     println!(
         "  CPU beside ffmpeg              A {:.2} s, B {:.2} s, SurrealDB {:.2} s, S3 {:.2} s",

@@ -279,6 +279,7 @@ async fn process(
     crate::timing::mark("stage");
     let progress = progress.unwrap_or_else(|| watch::channel(0).0);
     if let Some(plan) = split::plan(state, resolved, &built, &staged).await? {
+        crate::timing::mark("plan");
         return split::run(
             state,
             resolved,

@@ -259,6 +259,7 @@ pub async fn run(
         state.wakers.jobs.notify_waiters();
         made += 1;
     }
+    crate::timing::mark("audio");
 
     // Cut, and hand each segment to the queue: every worker takes them.
     let cut = commands::cut(input_path, &plan.cuts, &scratch.outputs());
@@ -291,6 +292,7 @@ pub async fn run(
     }
     state.wakers.jobs.notify_waiters();
     let queued = started.elapsed();
+    crate::timing::mark("cut");
 
     // Wait for the parts, encoding any still pending here.
     let parts = tokio::select! {
@@ -298,6 +300,7 @@ pub async fn run(
         () = keep_alive(state, &split_id) => unreachable!("keeps the parts alive until dropped"),
     };
     let encoded = started.elapsed();
+    crate::timing::mark("parts");
 
     // Stitch and check, a few parts fetched at a time (the other workers are idle meanwhile;
     // a long input has hundreds of parts, not worth as many connections).
@@ -308,6 +311,7 @@ pub async fn run(
             async move { state.store.stage(object.unwrap_or_default(), &at).await }
         })
         .await?;
+    crate::timing::mark("fetch");
     let mut files = Vec::with_capacity(parts.len());
     let mut audio = None;
     for p in &parts {
@@ -337,8 +341,10 @@ pub async fn run(
     let stitched = work.outputs().join(&name);
     let mux = commands::mux(&list, audio.as_deref(), &output.args, &stitched);
     elapsed += ffmpeg(state, account, &work, &mux_inputs, &mux, deadline).await?;
+    crate::timing::mark("stitch");
     let made = facts::read(state, account, &stitched).await?;
     verify::check(&plan.input, &made, audio.is_some()).map_err(AppError::SplitCheck)?;
+    crate::timing::mark("check");
     tokio::fs::rename(&stitched, scratch.outputs().join(&name))
         .await
         .map_err(|e| AppError::Internal(e.into()))?;
