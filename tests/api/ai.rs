@@ -472,6 +472,12 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "convert it to a small mp4",
             "sizes a picture laid over the video",
         ),
+        // An mp4 "where the audio is stereo" (2026-12-01, eleventh pass: it had answered the
+        // sound alone, in mono).
+        (
+            "can you give me an mp4 where the audio is stereo AAC (just put the mono on both sides) and leave the h264 video alone",
+            "it asks for sound only and also to keep the picture",
+        ),
     ] {
         for route in ["/ai/ffmpeg/process", "/ai/ffmpeg/process/async"] {
             let (status, got) = s

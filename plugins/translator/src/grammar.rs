@@ -266,7 +266,6 @@ const INPUT_NOUNS: &[&str] = &[
     "mp4s",
     "mp3s",
     "movies",
-    "parts",
     "pieces",
     "morceaux",
     "teile",
@@ -402,10 +401,27 @@ pub fn words_of<T>(tokens: &[Token], hit: &Hit<T>) -> String {
 /// the whole instruction before this (`scope`), so a context clause never hides one.
 /// `shrinks`: the request makes the file smaller, so a `@sizeword` ("heavy", "lourde", "pesa")
 /// says why rather than naming a defect.
-pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> Vec<Vec<usize>> {
+/// A word a rule used says nothing new when the same change is asked outside the clause
+/// ("... porque el reproductor de la tele no muestra subtitulos aparte" beside "burn the
+/// subtitles"): the reason restates it (2026-12-01).
+pub fn context_clauses<T: PartialEq>(
+    tokens: &[Token],
+    hits: &[Hit<T>],
+    shrinks: bool,
+) -> Vec<Vec<usize>> {
     let lex = lexicon();
     let used: std::collections::HashSet<usize> =
         hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+    // Whether the rule that used word `i` is asked again wholly outside `clause`.
+    let restated = |i: usize, clause: &[usize]| {
+        hits.iter().filter(|h| h.used.contains(&i)).all(|h| {
+            hits.iter().any(|o| {
+                o.value == h.value
+                    && !o.used.is_empty()
+                    && o.used.iter().all(|j| !clause.contains(j))
+            })
+        })
+    };
     let in_class = |class: &str, w: &str| lex.has(class, w);
     let barrier = |t: &Token| t.kind == Tok::Word && in_class("barrier", &t.norm);
     // Two-word `@asks` phrases ("mi serve").
@@ -450,8 +466,12 @@ pub fn context_clauses<T>(tokens: &[Token], hits: &[Hit<T>], shrinks: bool) -> V
                 // A number or a file name is part of what is asked.
                 _ => request = true,
             }
-            if used.contains(&i) || in_class("asks", &t.norm) || asks_pair(i) {
+            let said_again = used.contains(&i) && restated(i, clause);
+            if (used.contains(&i) && !said_again) || in_class("asks", &t.norm) || asks_pair(i) {
                 request = true;
+            }
+            if said_again {
+                continue;
             }
             if in_class("context", &t.norm) {
                 marker = true;

@@ -5,7 +5,7 @@
 //!   words of a multi-word alternative; an alternative may be an `@class`);
 //! - `@class` — any phrase of a word class from `lexicon.txt`;
 //! - `$slot` — a typed value, captured: `$time`, `$num`, `$res`, `$fmt`, … (see [`Slot`]);
-//! - `..` — a gap of up to [`GAP`] words, never across punctuation, `@barrier` or `@forbid` words;
+//! - `..` — a gap of up to [`GAP`] words, never across punctuation, `@barrier`, `@forbid` or `@relative` words;
 //! - a part ending in `?` is optional.
 //!
 //! Between parts, `@filler` words ("the", "it", "video", …) are skipped, so
@@ -248,13 +248,16 @@ impl Matcher<'_> {
     }
 
     /// A `@forbid` word ("without", "not", "no"): a gap never skips one, so "export it
-    /// without the audio" is not "export the audio" (2026-11-30 held-out set).
+    /// without the audio" is not "export the audio" (2026-11-30 held-out set). Nor a
+    /// `@relative` one: "give me an mp4 where the audio is stereo" is not "give me the audio".
     fn forbids(&self, i: usize) -> bool {
         let t = &self.tokens[i];
         t.kind == Tok::Word
-            && self.lex.classes["forbid"]
-                .iter()
-                .any(|p| p.len() == 1 && p[0] == t.norm)
+            && ["forbid", "relative"].iter().any(|class| {
+                self.lex.classes[*class]
+                    .iter()
+                    .any(|p| p.len() == 1 && p[0] == t.norm)
+            })
     }
 
     fn is_barrier(&self, i: usize) -> bool {

