@@ -466,11 +466,11 @@ pub fn context_clauses<T: PartialEq>(
                 // A number or a file name is part of what is asked.
                 _ => request = true,
             }
-            let said_again = used.contains(&i) && restated(i, clause);
-            if (used.contains(&i) && !said_again) || in_class("asks", &t.norm) || asks_pair(i) {
+            let asks = in_class("asks", &t.norm) || asks_pair(i);
+            if asks || (used.contains(&i) && !restated(i, clause)) {
                 request = true;
             }
-            if said_again {
+            if used.contains(&i) {
                 continue;
             }
             if in_class("context", &t.norm) {

@@ -510,18 +510,14 @@ fn merge_times(tokens: Vec<Token>) -> Vec<Token> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn decimal_commas_become_points() {
-        assert_eq!(super::decimal_commas("a 1,5x e 0,75"), "a 1.5x e 0.75");
-        assert_eq!(
-            super::decimal_commas("1,500 frames, 1,2,3"),
-            "1,500 frames, 1,2,3"
-        );
-        assert_eq!(super::decimal_commas("at 2, then 3"), "at 2, then 3");
+        assert_eq!(decimal_commas("a 1,5x e 0,75"), "a 1.5x e 0.75");
+        assert_eq!(decimal_commas("1,500 frames, 1,2,3"), "1,500 frames, 1,2,3");
+        assert_eq!(decimal_commas("at 2, then 3"), "at 2, then 3");
     }
-
-    use super::*;
 
     fn values(s: &str) -> Vec<Value> {
         tokenize(s)
