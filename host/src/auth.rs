@@ -92,6 +92,9 @@ struct Cached {
 pub struct Authenticator {
     db: Db,
     cache: RwLock<HashMap<String, Cached>>,
+    /// Accounts by name, on the same terms as the keys: a worker reads its job's account on
+    /// every run (issue #34: a query a job saved).
+    accounts: RwLock<HashMap<String, (Account, Instant)>>,
     /// Whether the live query on keys and accounts is open (`watch`).
     watched: AtomicBool,
     /// Counts the changes seen: a look-up read before a change is not cached after it.
@@ -103,17 +106,45 @@ impl Authenticator {
         Authenticator {
             db,
             cache: RwLock::new(HashMap::new()),
+            accounts: RwLock::new(HashMap::new()),
             watched: AtomicBool::new(false),
             changes: AtomicU64::new(0),
         }
     }
 
-    pub async fn authenticate(&self, header: &str) -> DbResult<Option<Caller>> {
-        let ttl = if self.watched.load(Ordering::SeqCst) {
+    /// How long a look-up holds: longer while the live query watches for changes.
+    fn ttl(&self) -> Duration {
+        if self.watched.load(Ordering::SeqCst) {
             WATCHED_TTL
         } else {
             CACHE_TTL
-        };
+        }
+    }
+
+    /// The account `name`, from the cache when read within its time and unchanged since.
+    pub async fn account(&self, name: &str) -> DbResult<Option<Account>> {
+        if let Some((account, at)) = self.accounts.read().expect("lock").get(name)
+            && at.elapsed() < self.ttl()
+        {
+            return Ok(Some(account.clone()));
+        }
+        let seen = self.changes.load(Ordering::SeqCst);
+        let account = self.db.account(name).await?;
+        if let Some(account) = &account {
+            let mut accounts = self.accounts.write().expect("lock");
+            // As for keys: a change since the read began may have made it stale.
+            if self.changes.load(Ordering::SeqCst) == seen {
+                if accounts.len() >= CACHE_MAX {
+                    accounts.clear();
+                }
+                accounts.insert(name.to_string(), (account.clone(), Instant::now()));
+            }
+        }
+        Ok(account)
+    }
+
+    pub async fn authenticate(&self, header: &str) -> DbResult<Option<Caller>> {
+        let ttl = self.ttl();
         for key in candidates(header) {
             let hash = hash_key(&key);
             if let Some(hit) = self.cache.read().expect("lock").get(&hash) {
@@ -180,6 +211,7 @@ impl Authenticator {
 
     fn forget_all(&self) {
         self.forget_where(|_| true);
+        self.accounts.write().expect("lock").clear();
     }
 
     /// Drops the key `key_id` from this instance's cache: revoked here, it stops at once here
@@ -206,7 +238,7 @@ impl Authenticator {
         if key.expires_at.is_some_and(|at| at <= now) {
             return Ok(None);
         }
-        let Some(account) = self.db.account(&key.account).await? else {
+        let Some(account) = self.account(&key.account).await? else {
             return Ok(None);
         };
         if key

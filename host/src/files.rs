@@ -212,7 +212,7 @@ pub async fn check_storage(
     let read;
     let account = match owner {
         Some(account) => account,
-        None => match state.db.account(&dir.account).await? {
+        None => match state.auth.account(&dir.account).await? {
             Some(account) => {
                 read = account;
                 &read

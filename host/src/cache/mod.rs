@@ -50,8 +50,8 @@ pub struct Cache {
 }
 
 /// Least time between two eviction passes: a queue of distinct tasks saves an entry every few
-/// tens of milliseconds, and each pass asks the database at least twice (issue #34: the queue
-/// at saturation). The cache may pass `cache.max_gb` by the entries saved within it.
+/// tens of milliseconds, and a pass asks the database the cache's size where this process does
+/// not keep it (a database server; issue #34: the queue at saturation). The cache may pass `cache.max_gb` by the entries saved within it.
 const EVICT_EVERY: Duration = Duration::from_millis(250);
 
 impl Cache {
@@ -163,8 +163,10 @@ async fn remove_objects(state: &AppState, outputs: &[CachedOutput]) {
     }
 }
 
-/// Brings the cache back within its bounds soon, without making the caller wait: one pass
-/// (`evict`) at most every `EVICT_EVERY`, which sees every entry saved before it starts.
+/// Brings the cache back within its size soon, without making the caller wait: one pass
+/// (`bound_size`) at most every `EVICT_EVERY`, which sees every entry saved before it starts.
+/// Entries past `cache.ttl_s` are never served, so dropping them waits for the sweeper's
+/// `evict` (a query per save saved, issue #34).
 pub fn evict_soon(state: &Arc<AppState>) {
     if state.cache.eviction.0.swap(true, Ordering::SeqCst) {
         return;
@@ -179,7 +181,7 @@ pub fn evict_soon(state: &Arc<AppState>) {
         *last.lock().expect("eviction lock") = Some(Instant::now());
         // Cleared before the pass: an entry saved during it schedules the next.
         scheduled.store(false, Ordering::SeqCst);
-        if let Err(e) = evict(&state).await {
+        if let Err(e) = bound_size(&state).await {
             tracing::warn!("cache eviction failed: {e:#}");
         }
     });
@@ -198,6 +200,11 @@ pub async fn evict(state: &AppState) -> anyhow::Result<()> {
             remove(state, &key).await?;
         }
     }
+    bound_size(state).await
+}
+
+/// Drops the least recently used entries until the cache holds at most `cache.max_gb`.
+async fn bound_size(state: &AppState) -> anyhow::Result<()> {
     let max = state.cfg.cache.max_bytes();
     let mut held = state.db.cache_bytes().await?;
     while held > max {

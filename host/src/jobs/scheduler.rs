@@ -175,7 +175,7 @@ async fn max_running(state: &AppState, account: &str) -> AppResult<Option<u32>> 
     {
         return Ok(None);
     }
-    let Some(account) = state.db.account(account).await? else {
+    let Some(account) = state.auth.account(account).await? else {
         return Ok(None);
     };
     Ok(state.plan_of(&account)?.1.max_running_jobs)

@@ -311,7 +311,7 @@ async fn execute(
     progress: watch::Sender<u64>,
 ) -> Result<Finished, AppError> {
     let account =
-        state.db.account(&job.account).await?.ok_or_else(|| {
+        state.auth.account(&job.account).await?.ok_or_else(|| {
             AppError::Internal(anyhow::anyhow!("account {} is gone", job.account))
         })?;
     if let Some(recipe) = &job.recipe {
