@@ -115,8 +115,10 @@ pub const FIELDS: &[Field] = &[
         streams: Some(&["codec_name", "codec_long_name"]),
         ..F
     },
+    // "how many streams": the count too (2026-12-02); a kind named counts its own list.
     Field {
         key: "streams",
+        format: Some(&["nb_streams"]),
         streams: Some(LIST),
         ..F
     },

@@ -369,9 +369,49 @@ pub fn out_of_scope(instruction: &str) -> Option<String> {
         let phrase = kind
             .phrases
             .iter()
-            .find(|p| contains_phrase(&text, p) || contains_phrase(&plain_text, &plain(p)))?;
+            .find(|p| asked(&text, p) || asked(&plain_text, &plain(p)))?;
         let said = phrase;
         Some(format!("{} (you asked for \"{said}\")", kind.reason))
+    })
+}
+
+/// Words before a phrase that make it the user's own doing or a thing named, not a request:
+/// "sometimes I record my podcast", "every upload to Buzzsprout is re-encoded" (the
+/// 2026-12-02 held-out set had refused both as asked).
+const NOT_ASKED_AFTER: &[&str] = &[
+    "i", "we", "i'll", "ill", "we'll", "i'd", "usually", "often", "always", "every", "each", "my",
+    "our", "the", "an", "any", "their", "his", "her", "your", "this", "that",
+];
+
+/// The verbs `NOT_ASKED_AFTER` applies to.
+const VERBS_ALSO_SAID: &[&str] = &[
+    "upload", "record", "post", "stream", "send", "share", "publish", "capture",
+];
+
+/// A phrase (a verb, for the user's own doing) written in Japanese after which it is done, or
+/// done to the file: "アップロードされた動画" (the uploaded video) asks nothing.
+const DONE_FORMS: &[&str] = &["アップロードされた", "アップロード済み"];
+
+/// Whether `text` asks for `phrase`: found, and not after words that make it the user's own
+/// doing or a noun.
+fn asked(text: &str, phrase: &str) -> bool {
+    if DONE_FORMS.iter().any(|d| d.starts_with(phrase)) {
+        let mut rest = text.to_string();
+        DONE_FORMS.iter().for_each(|d| rest = rest.replace(d, " "));
+        return contains_phrase(&rest, phrase);
+    }
+    // Only a verb that is also a noun or the user's own doing ("upload to", "record my");
+    // "my webcam", "my Google Drive" are asked after "my".
+    let verb = phrase.split(' ').next().unwrap_or("");
+    if !VERBS_ALSO_SAID.contains(&verb) {
+        return contains_phrase(text, phrase);
+    }
+    occurrences(text, phrase).any(|at| {
+        let mut words = text[..at].split_whitespace().rev();
+        let (before, question) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        // "can I upload it to my drive?" asks it all the same.
+        let asking = ["can", "could", "may", "should", "shall"].contains(&question);
+        asking || !NOT_ASKED_AFTER.contains(&before)
     })
 }
 
@@ -379,26 +419,31 @@ pub fn out_of_scope(instruction: &str) -> Option<String> {
 /// must not continue a longer word ("ftp" is not in "ftps"… but is in "ftp://"). Phrases in
 /// scripts without spaces (Japanese) match anywhere.
 fn contains_phrase(text: &str, phrase: &str) -> bool {
-    if !phrase.is_ascii() && !phrase.chars().any(|c| c.is_ascii_alphanumeric()) {
-        return text.contains(phrase);
-    }
+    occurrences(text, phrase).next().is_some()
+}
+
+/// Where `phrase` starts in `text`, at word boundaries as `contains_phrase` says.
+fn occurrences<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let anywhere = !phrase.is_ascii() && !phrase.chars().any(|c| c.is_ascii_alphanumeric());
     let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
     let mut from = 0;
-    while let Some(i) = text[from..].find(phrase) {
-        let at = from + i;
-        let before = text[..at].chars().next_back();
-        let after = text[at + phrase.len()..].chars().next();
-        let starts = phrase.starts_with(|c: char| c.is_alphanumeric());
-        let ends = phrase.ends_with(|c: char| c.is_alphanumeric());
-        if (!starts || !alnum(before)) && (!ends || !alnum(after)) {
-            return true;
+    std::iter::from_fn(move || {
+        while from <= text.len() {
+            let at = from + text[from..].find(phrase)?;
+            from = at + phrase.len().max(1);
+            while from < text.len() && !text.is_char_boundary(from) {
+                from += 1;
+            }
+            let before = text[..at].chars().next_back();
+            let after = text[at + phrase.len()..].chars().next();
+            let starts = phrase.starts_with(|c: char| c.is_alphanumeric());
+            let ends = phrase.ends_with(|c: char| c.is_alphanumeric());
+            if anywhere || ((!starts || !alnum(before)) && (!ends || !alnum(after))) {
+                return Some(at);
+            }
         }
-        from = at + phrase.len().max(1);
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    false
+        None
+    })
 }
 
 #[cfg(test)]
@@ -435,6 +480,22 @@ mod tests {
                 .unwrap()
                 .starts_with("set its")
         );
+        // A request after a noun's or the user's own words is still one.
+        assert!(
+            out_of_scope("I want you to record my screen")
+                .unwrap()
+                .starts_with("record")
+        );
+        assert!(
+            out_of_scope("can I upload it to my drive after?")
+                .unwrap()
+                .starts_with("send")
+        );
+        assert!(
+            out_of_scope("動画をアップロードして")
+                .unwrap()
+                .starts_with("send")
+        );
         assert!(
             out_of_scope("ウェブカメラから録画して")
                 .unwrap()
@@ -455,6 +516,9 @@ mod tests {
             "keep the first 10 seconds",
             "add the logo in the top right corner",
             "remove the background noise from the audio",
+            "sometimes I record my podcast on video; give me the audio as mp3",
+            "buzzsprout re-encodes every upload to a 96k mono mp3, so convert it to that",
+            "アップロードされた動画を圧縮して",
         ] {
             assert_eq!(out_of_scope(ok), None, "{ok}");
         }

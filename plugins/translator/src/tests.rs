@@ -3110,3 +3110,54 @@ fn eleventh_pass_reads_what_the_community_set_asked() {
     );
     assert!(m.contains("zorblat"), "{m}");
 }
+
+#[test]
+fn twelfth_pass_reads_what_the_products_set_asked() {
+    // "rotate it 90 degrees clockwise so it is portrait" had cropped to 9:16 first, then turned
+    // the crop on its side (a landscape sliver): the orientation is the turn's result.
+    let a = argv(&task(
+        "rotate clip.mp4 90 degrees clockwise so it is portrait",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("transpose=1") && !a.contains("crop="), "{a}");
+    // A turn that does not give the orientation named is refused, not cropped to it.
+    let m = refused("rotate it 180 degrees so it is portrait", &["clip.mp4"]);
+    assert!(m.contains("orientation"), "{m}");
+    // "play it twice so it lasts 4 seconds": the length the repeats make, checked.
+    let a = argv(&task(
+        "play short.mp4 twice in a row so it lasts 4 seconds",
+        &["short.mp4"],
+    ));
+    assert!(a.contains("-stream_loop 1") && !a.contains("-t "), "{a}");
+    let m = refused(
+        "repeat short.mp4 3 times so it lasts 4 seconds",
+        &["short.mp4"],
+    );
+    assert!(m.contains("4 s"), "{m}");
+    // The burn said apart from the subtitles.
+    let a = argv(&task(
+        "put the subtitles of subs.srt on clip2.mp4, hardcoded",
+        &["clip2.mp4", "subs.srt"],
+    ));
+    assert!(a.contains("subtitles="), "{a}");
+    // A logo is burned in too: that is no subtitle burn.
+    let a = argv(&task(
+        "we want our logo burned into the videos. put logo.png in the bottom right corner of clip.mp4",
+        &["clip.mp4", "logo.png"],
+    ));
+    assert!(a.contains("overlay="), "{a}");
+    // The input's own length said beside a repeat is a fact, not the result's.
+    let a = argv(&task(
+        "short.mp4 is only 2 sec long. repeat it so it plays 3 times in a row",
+        &["short.mp4"],
+    ));
+    assert!(a.contains("-stream_loop 2"), "{a}");
+    // A lone "hardcoded" with no subtitle file is refused by the plan, never a generic verb.
+    refused("make clip.mp4 720p, hardcoded", &["clip.mp4"]);
+    // What a user does themselves, or a noun, is no request to send or record.
+    let a = argv(&task(
+        "sometimes I record my podcast on video. from clip.mp4 give me the audio as an mp3",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("-vn"), "{a}");
+}

@@ -120,6 +120,9 @@ pub struct Wants {
     pub rotate_hint: Option<i32>,
     /// "don't crop it".
     pub no_crop: bool,
+    /// The picture's orientation said as the result of a quarter turn ("rotate it 90° so it
+    /// is portrait"): `true` for portrait. Checked once the input's size is known.
+    pub orientation: Option<bool>,
     /// The streams copied, never encoded ("without re-encoding").
     pub no_reencode: bool,
     /// The picture keeps its size ("don't change the resolution").
@@ -279,6 +282,8 @@ impl Wants {
         // Whether a crop was said with a verb of cutting ("crop it square"), not a shape alone
         // ("make it a square").
         let mut crop_verb = false;
+        // Whether the crop's shape was said by an orientation alone ("portrait"), no ratio.
+        let mut orientation_said = false;
         // The clause a reverse or a repeat was said in: a cut said in a later clause is the
         // result's, which this does not turn into the input's ("repeat the first second 3
         // times" says its part in the same clause).
@@ -395,6 +400,10 @@ impl Wants {
                     crop_verb |= words
                         .split(' ')
                         .any(|x| x.starts_with("crop") || x == "cut");
+                    orientation_said = !words.contains(':')
+                        && words.split(' ').any(|x| {
+                            matches!(x, "portrait" | "vertical" | "landscape" | "horizontal")
+                        });
                     put!(crop, c, named, "crops")
                 }
                 // The first padding named wins: "pad to a square with black bars".
@@ -433,7 +442,7 @@ impl Wants {
                     // seconds" for at most it.
                     if matches!(t, Trim::Duration(_)) {
                         let said = |x: &str| words.split(' ').any(|y| y == x);
-                        w.exact_length = (said("long") || said("length"))
+                        w.exact_length = (said("long") || said("length") || said("lasts"))
                             && !["max", "maximum", "under", "most", "down", "limit"]
                                 .iter()
                                 .any(|x| said(x));
@@ -893,6 +902,18 @@ impl Wants {
         // padding's; a crop would cut away what the bars are there to keep (it had cropped to a
         // square, then padded) (2026-11-28).
         if w.pad.is_some() && !crop_verb && matches!(w.crop, Some(Crop::Square | Crop::Aspect(_))) {
+            w.crop = None;
+        }
+        // "rotate it 90 degrees clockwise so it is portrait": the orientation is what the turn
+        // makes (a half turn makes none), not a crop to 9:16 before it (which had cropped, then turned the crop on its
+        // side) (2026-12-02). The plan checks the turn gives it.
+        if w.rotate != 0
+            && !crop_verb
+            && orientation_said
+            && w.pad.is_none()
+            && let Some(Crop::Aspect(r)) = w.crop
+        {
+            w.orientation = Some(r < 1.0);
             w.crop = None;
         }
         if w.blur_fill && w.pad.is_none() {

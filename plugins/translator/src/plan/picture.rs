@@ -79,6 +79,20 @@ impl Planner<'_> {
                 dims = dims.map(|(w, h)| (h, w));
             }
         }
+        // The orientation said as the turn's result (`Wants::orientation`).
+        match (self.w.orientation, dims) {
+            (Some(portrait), Some((w, h))) if (h > w) != portrait => {
+                return Err(PlanError::NotSupported(
+                    "the turn asked for does not give the picture the orientation (portrait or landscape) asked for",
+                ));
+            }
+            (Some(_), None) => {
+                return Err(PlanError::NotSupported(
+                    "whether the turn gives the orientation asked for needs the picture's size, which is unknown",
+                ));
+            }
+            _ => {}
+        }
         if self.w.hflip {
             self.tag("flipped");
             chain.push("hflip".into());
