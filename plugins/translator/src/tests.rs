@@ -3146,6 +3146,16 @@ fn twelfth_pass_reads_what_the_products_set_asked() {
         &["clip.mp4", "logo.png"],
     ));
     assert!(a.contains("overlay="), "{a}");
+    // A product a story names asks nothing by itself; an API to call is not understood.
+    let a = argv(&task(
+        "handbrake keeps re-encoding the whole thing when all i want is subtitles. put subs.srt into clip.mp4 as a switchable subtitle track, dont re-encode the video",
+        &["clip.mp4", "subs.srt"],
+    ));
+    assert!(a.contains("mov_text") && a.contains("-c:v copy"), "{a}");
+    refused(
+        "use the shotstack api to add a logo",
+        &["clip.mp4", "logo.png"],
+    );
     // The input's own length said beside a repeat is a fact, not the result's.
     let a = argv(&task(
         "short.mp4 is only 2 sec long. repeat it so it plays 3 times in a row",
