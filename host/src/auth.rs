@@ -131,16 +131,22 @@ impl Authenticator {
         let seen = self.changes.load(Ordering::SeqCst);
         let account = self.db.account(name).await?;
         if let Some(account) = &account {
-            let mut accounts = self.accounts.write().expect("lock");
-            // As for keys: a change since the read began may have made it stale.
-            if self.changes.load(Ordering::SeqCst) == seen {
-                if accounts.len() >= CACHE_MAX {
-                    accounts.clear();
-                }
-                accounts.insert(name.to_string(), (account.clone(), Instant::now()));
-            }
+            let read = (account.clone(), Instant::now());
+            self.keep(&self.accounts, seen, name.to_string(), read);
         }
         Ok(account)
+    }
+
+    /// Keeps what a look-up read, unless a change since it began (`seen`) may have made it
+    /// stale (the cache was emptied meanwhile): it is answered, but not kept.
+    fn keep<V>(&self, cache: &RwLock<HashMap<String, V>>, seen: u64, key: String, value: V) {
+        let mut cache = cache.write().expect("lock");
+        if self.changes.load(Ordering::SeqCst) == seen {
+            if cache.len() >= CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(key, value);
+        }
     }
 
     pub async fn authenticate(&self, header: &str) -> DbResult<Option<Caller>> {
@@ -155,23 +161,12 @@ impl Authenticator {
             }
             let seen = self.changes.load(Ordering::SeqCst);
             if let Some((caller, expires_at)) = self.look_up(&hash).await? {
-                let mut cache = self.cache.write().expect("lock");
-                // A change since the look-up began may have made what it read stale (the
-                // cache was emptied meanwhile): answer it, but do not keep it.
-                if self.changes.load(Ordering::SeqCst) == seen {
-                    if cache.len() >= CACHE_MAX {
-                        cache.clear();
-                    }
-                    let at = Instant::now();
-                    cache.insert(
-                        hash,
-                        Cached {
-                            caller: caller.clone(),
-                            at,
-                            expires_at,
-                        },
-                    );
-                }
+                let read = Cached {
+                    caller: caller.clone(),
+                    at: Instant::now(),
+                    expires_at,
+                };
+                self.keep(&self.cache, seen, hash, read);
                 return Ok(Some(caller));
             }
         }

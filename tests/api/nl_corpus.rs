@@ -284,6 +284,18 @@ async fn run_case(s: &Server, dir: &str, case: &Value) -> Outcome {
         if status.as_u16() as u64 != want || body["ok"] != false || !body["error"].is_string() {
             problems.push(format!("expected {want}, got {status} {body}"));
         }
+        // A refusal names what it could not do: one of these words, as the native harness
+        // judges it (`plugins/translator/tests/corpus.rs`).
+        let error = body["error"].as_str().unwrap_or_default().to_lowercase();
+        let names: Vec<&str> = expect["names_any"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if !names.is_empty() && !names.iter().any(|n| error.contains(&n.to_lowercase())) {
+            problems.push(format!("the refusal names none of {names:?}: {error}"));
+        }
         return Outcome { id, took, problems };
     }
     if status != 200 {

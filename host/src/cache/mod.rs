@@ -51,7 +51,8 @@ pub struct Cache {
 
 /// Least time between two eviction passes: a queue of distinct tasks saves an entry every few
 /// tens of milliseconds, and a pass asks the database the cache's size where this process does
-/// not keep it (a database server; issue #34: the queue at saturation). The cache may pass `cache.max_gb` by the entries saved within it.
+/// not keep it (a database server; issue #34: the queue at saturation). The cache may pass
+/// `cache.max_gb` by the entries saved within it.
 const EVICT_EVERY: Duration = Duration::from_millis(250);
 
 impl Cache {

@@ -120,8 +120,8 @@ pub struct Wants {
     pub rotate_hint: Option<i32>,
     /// "don't crop it".
     pub no_crop: bool,
-    /// The picture's orientation said as the result of a quarter turn ("rotate it 90° so it
-    /// is portrait"): `true` for portrait. Checked once the input's size is known.
+    /// The picture's orientation said as the result of a turn ("rotate it 90° so it is
+    /// portrait"): `true` for portrait. Checked once the input's size is known.
     pub orientation: Option<bool>,
     /// The streams copied, never encoded ("without re-encoding").
     pub no_reencode: bool,
@@ -905,8 +905,8 @@ impl Wants {
             w.crop = None;
         }
         // "rotate it 90 degrees clockwise so it is portrait": the orientation is what the turn
-        // makes (a half turn makes none), not a crop to 9:16 before it (which had cropped, then turned the crop on its
-        // side) (2026-12-02). The plan checks the turn gives it.
+        // makes (a half turn makes none), not a crop to 9:16 before it (it had cropped, then
+        // turned the crop on its side) (2026-12-02). The plan checks the turn gives it.
         if w.rotate != 0
             && !crop_verb
             && orientation_said

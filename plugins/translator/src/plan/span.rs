@@ -23,17 +23,14 @@ impl Planner<'_> {
         for t in w.trims.clone() {
             match t {
                 Trim::KeepHead(n) => s.end = Some(s.start + n),
-                // A length asked ("make it 30 seconds long") that the input cannot give: cutting
-                // would return it as it is, shorter than asked (2026-11-28).
                 // "play it twice so it lasts 4 seconds": the length the repeats make, said as
-                // a check; one they do not make is refused, not cut to (2026-12-02).
-                // "short.mp4 is only 2 s long; play it 3 times" says the input's own length.
+                // a check; one they do not make is refused, not cut to (2026-12-02). "short.mp4
+                // is only 2 s long; play it 3 times" says the input's own length (below).
                 Trim::Duration(n)
                     if w.exact_length
-                        && w.repeat.is_some()
+                        && let Some(plays) = w.repeat.map(f64::from)
                         && !d.is_some_and(|d| (d - s.start - n).abs() <= 0.5) =>
                 {
-                    let plays = f64::from(w.repeat.unwrap_or(1));
                     let made = d.map(|d| plays * (d - s.start) / w.speed.unwrap_or(1.0));
                     if !made.is_some_and(|m| (m - n).abs() <= 0.5) {
                         return Err(PlanError::Unsupported(format!(
@@ -44,6 +41,8 @@ impl Planner<'_> {
                         )));
                     }
                 }
+                // A length asked ("make it 30 seconds long") that the input cannot give: cutting
+                // would return it as it is, shorter than asked (2026-11-28).
                 Trim::Duration(n)
                     if w.exact_length
                         && d.is_some_and(|d| s.start + n > d + 0.5)
