@@ -404,6 +404,10 @@ pub fn words_of<T>(tokens: &[Token], hit: &Hit<T>) -> String {
 /// A word a rule used says nothing new when the same change is asked outside the clause
 /// ("... porque el reproductor de la tele no muestra subtitulos aparte" beside "burn the
 /// subtitles"): the reason restates it (2026-12-01).
+/// Two shapes count without a marker (2026-12-03): a statement led by its `@subject` that
+/// says nothing only a request says, whatever its words ("I run a small bakery", "je suis
+/// prof"); and a purpose of the user's own closing a clause ("... for our church website",
+/// "... per analizzare i movimenti"), that part alone.
 pub fn context_clauses<T: PartialEq>(
     tokens: &[Token],
     hits: &[Hit<T>],
@@ -424,15 +428,38 @@ pub fn context_clauses<T: PartialEq>(
     };
     let in_class = |class: &str, w: &str| lex.has(class, w);
     let barrier = |t: &Token| t.kind == Tok::Word && in_class("barrier", &t.norm);
-    // Two-word `@asks` phrases ("mi serve").
-    let asks_pair = |i: usize| {
-        lex.classes.get("asks").is_some_and(|c| {
-            c.iter().any(|p| {
-                p.len() == 2
-                    && tokens[i].norm == p[0]
-                    && tokens.get(i + 1).is_some_and(|n| n.norm == p[1])
-            })
-        })
+    let asks_pair = |i: usize| asks_pair(tokens, i);
+    // Where a clause ends with the user's own purpose ("... for our feed", "... per analizzare
+    // i movimenti", "... pra mandar pra quem tem internet lenta"): a `@purpose_for` word
+    // followed by the user's own (`@subject`) or by an infinitive the grammar does not know,
+    // running to the clause's end with nothing a request says in it (2026-12-03). Not English
+    // "to" ("I want it to sparkle" asks for the sparkle).
+    let purpose_at = |clause: &[usize]| -> Option<usize> {
+        let k = clause.iter().position(|&i| {
+            tokens[i].kind == Tok::Word
+                && !used.contains(&i)
+                && in_class("purpose_for", &tokens[i].norm)
+                && tokens.get(i + 1).is_some_and(|n| {
+                    n.kind == Tok::Word
+                        && ((in_class("subject", &n.norm) && n.norm != "the")
+                            || (!crate::typos::is_known(&n.norm) && infinitive(&n.norm)))
+                })
+        })?;
+        let rest = &clause[k + 1..];
+        let quiet = rest.iter().all(|&i| {
+            let t = &tokens[i];
+            t.kind == Tok::Word
+                && !used.contains(&i)
+                && !in_class("media", &t.norm)
+                && !in_class("asks", &t.norm)
+                && !in_class("wish", &t.norm)
+                && !in_class("negation", &t.norm)
+                && (!crate::typos::is_known(&t.norm)
+                    || lex.is_filler(&t.norm)
+                    || in_class("quiet", &t.norm)
+                    || in_class("subject", &t.norm))
+        });
+        quiet.then_some(k)
     };
     let mut out = Vec::new();
     let mut clause: Vec<usize> = Vec::new();
@@ -444,6 +471,9 @@ pub fn context_clauses<T: PartialEq>(
         // audio is out of sync", "la vidéo est floue"): not context.
         let mut media = false;
         let mut unknown = false;
+        // Something only a request says: a number, a file name, an `@asks` word, a change no
+        // other clause asks for, the file itself (`@media`).
+        let mut told = false;
         // "subbed.mkv won't open in my editing software" (2026-11-29): a file name is part of
         // what is asked, unless the clause says what a player or a program does with it.
         let says_use = clause
@@ -464,11 +494,18 @@ pub fn context_clauses<T: PartialEq>(
                     continue;
                 }
                 // A number or a file name is part of what is asked.
-                _ => request = true,
+                _ => {
+                    request = true;
+                    told = true;
+                }
             }
-            let asks = in_class("asks", &t.norm) || asks_pair(i);
+            let asks = in_class("asks", &t.norm) || asks_pair(i) || in_class("wish", &t.norm);
             if asks || (used.contains(&i) && !restated(i, clause)) {
                 request = true;
+                told = true;
+            }
+            if in_class("media", &t.norm) {
+                told = true;
             }
             if used.contains(&i) {
                 continue;
@@ -502,8 +539,26 @@ pub fn context_clauses<T: PartialEq>(
                 request = true;
             }
         }
-        if marker && !request && !(media && unknown) {
+        // A statement led by its subject ("I run a small bakery", "we filmed the choir on an old
+        // camcorder", "the school's portal rejects anything over that", "je suis prof") that says
+        // nothing only a request says tells the user's story, whatever its words (2026-12-03):
+        // an imperative leads with its verb, a question with its asking word.
+        let subject_led = clause
+            .iter()
+            .map(|&i| &tokens[i])
+            .find(|t| !(t.kind == Tok::Word && in_class("lead", &t.norm)))
+            .is_some_and(|t| t.kind == Tok::Word && in_class("subject", &t.norm));
+        // Words of sending, streaming or reaching elsewhere keep a story a request to be read
+        // ("my stream key is abcd-…": the scope rules name what they know, the rest is refused
+        // as not understood rather than accounted for).
+        let elsewhere = clause
+            .iter()
+            .any(|&i| ELSEWHERE.contains(&tokens[i].norm.as_str()));
+        let story = subject_led && !told && !elsewhere && clause.len() > 1;
+        if (marker && !request && !(media && unknown)) || story {
             out.push(clause.clone());
+        } else if let Some(k) = purpose_at(clause) {
+            out.push(clause[k..].to_vec());
         }
         clause.clear();
     };
@@ -516,6 +571,47 @@ pub fn context_clauses<T: PartialEq>(
     }
     close(&mut clause);
     out
+}
+
+/// Whether a two-word `@asks` phrase ("mi serve") starts at `i`.
+pub(crate) fn asks_pair(tokens: &[Token], i: usize) -> bool {
+    lexicon().classes.get("asks").is_some_and(|c| {
+        c.iter().any(|p| {
+            p.len() == 2
+                && tokens[i].norm == p[0]
+                && tokens.get(i + 1).is_some_and(|n| n.norm == p[1])
+        })
+    })
+}
+
+/// Words that reach outside the file: never part of a story accounted for as context.
+const ELSEWHERE: &[&str] = &[
+    "stream",
+    "streaming",
+    "live",
+    "upload",
+    "uploading",
+    "email",
+    "mail",
+    "send",
+    "post",
+    "publish",
+    "share",
+    "key",
+    "password",
+    "server",
+    "url",
+    "link",
+    "ftp",
+    "rtmp",
+    "drive",
+    "cloud",
+    "dropbox",
+];
+
+/// Whether `word` has the shape of a Romance infinitive ("mandar", "analizzare", "envoyer").
+fn infinitive(word: &str) -> bool {
+    word.chars().count() >= 5 && ["ar", "er", "ir", "re"].iter().any(|e| word.ends_with(e))
 }
 
 /// The words of a free `@forbid` word ("not", "don't", "without") right before the phrase at

@@ -507,6 +507,7 @@ const TRIM_VERBS: &[&str] = &[
 pub fn understand(instruction: &str) -> Understanding {
     let tokens: Vec<Token> = tokenize(instruction);
     let mut hits = task_grammar().run(&tokens, |rule, caps| build(rule, caps).ok().flatten());
+    set_aside(&tokens, &mut hits);
     // "it's too quiet", "the voice has an echo", "the video is blurry": a change word said of
     // the file after "is"/"has"/"looks" describes it, it does not ask for that change (done, it
     // would make it quieter, add an echo, blur it). Refused as such (2026-11-27, fourth pass).
@@ -515,15 +516,34 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .map(|h| describes(&h.value) && grammar::described(&tokens, h.start))
         .collect();
+    // "my phone recorded it at 4k", "someone muted it": a change said of what someone did.
+    let narrated: Vec<bool> = hits
+        .iter()
+        .map(|h| {
+            h.value.is_action()
+                && !matches!(h.value, Intent::Format { .. } | Intent::Unsupported(_))
+                && crate::statements::narrated(&tokens, h.start)
+        })
+        .collect();
+    let described: Vec<bool> = described
+        .iter()
+        .zip(&narrated)
+        .map(|(d, n)| *d || *n)
+        .collect();
     let asked: Vec<std::mem::Discriminant<Intent>> = hits
         .iter()
         .zip(&described)
         .filter(|(_, d)| !**d)
-        .map(|(h, _)| kind_of_change(&h.value))
+        .map(|(h, _)| same_result(&h.value))
         .collect();
-    for (h, d) in hits.iter_mut().zip(described) {
-        if d && asked.contains(&kind_of_change(&h.value)) {
+    for (k, (h, d)) in hits.iter_mut().zip(described).enumerate() {
+        if d && asked.contains(&same_result(&h.value)) {
             h.value = Intent::Noop;
+        } else if d && narrated[k] {
+            let words = grammar::words_of(&tokens, h);
+            h.value = Intent::Unsupported(format!(
+                "\"{words}\" tells what was done to the file, not what to do with it; say the change you want (for instance \"make it 720p\", \"remove the sound\")"
+            ));
         } else if d {
             let words = grammar::words_of(&tokens, h);
             h.value = Intent::Unsupported(format!(
@@ -532,6 +552,23 @@ pub fn understand(instruction: &str) -> Understanding {
         }
     }
     forbidden_changes(&tokens, &mut hits);
+    // "our little church", "a small gardening podcast": a logo's size where nothing is placed,
+    // in a clause that asks for no change, describes something else (2026-12-03). Beside a
+    // change ("convert it to a small mp4") it stays, and is refused as not placing anything.
+    if !hits.iter().any(|h| matches!(h.value, Intent::Overlay)) {
+        let clause = grammar::clause_numbers(&tokens);
+        let asked_in: Vec<usize> = hits
+            .iter()
+            .filter(|h| h.value.is_action())
+            .filter_map(|h| h.used.first().map(|&i| clause[i]))
+            .collect();
+        hits.retain(|h| {
+            !matches!(h.value, Intent::OverlaySize(_))
+                || h.used
+                    .first()
+                    .is_some_and(|&i| asked_in.contains(&clause[i]))
+        });
+    }
     // A clause that only gives context is accounted for as such (`grammar::context_clauses`).
     // Beside a change that makes the file smaller, "heavy", "pesa mucho" say why.
     let shrinks = hits.iter().any(|h| {
@@ -554,6 +591,49 @@ pub fn understand(instruction: &str) -> Understanding {
         })
         .collect();
     hits.extend(context);
+    // "1080x1920 (9:16)", "640x480, 4:3": a ratio beside a size it is the shape of restates it
+    // (2026-12-03).
+    let sizes: Vec<(u32, u32)> = hits.iter().filter_map(|h| said_size(&h.value)).collect();
+    let restated_shapes: Vec<grammar::Hit<Intent>> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| {
+            let Tok::Value(Value::Clock(parts)) = &t.kind else {
+                return false;
+            };
+            let [a, b] = parts[..] else { return false };
+            !hits.iter().any(|h| h.used.contains(i))
+                && b > 0.0
+                && sizes
+                    .iter()
+                    .any(|&(w, h)| h > 0 && (f64::from(w) / f64::from(h) - a / b).abs() < 0.01)
+        })
+        .map(|(i, _)| grammar::Hit {
+            value: Intent::Noop,
+            start: i,
+            used: vec![i],
+        })
+        .collect();
+    hits.extend(restated_shapes);
+    // "gleiche Größe und Länge", "same size and length": the length kept beside the size.
+    let length_too: Vec<grammar::Hit<Intent>> = (2..tokens.len())
+        .filter(|&i| {
+            ["length", "duration", "runtime"].contains(&tokens[i].norm.as_str())
+                && tokens[i - 1].norm == "and"
+                && !hits
+                    .iter()
+                    .any(|h| h.used.contains(&i) || h.used.contains(&(i - 1)))
+                && hits
+                    .iter()
+                    .any(|h| h.value == Intent::KeepSize && h.used.last() == Some(&(i - 2)))
+        })
+        .map(|i| grammar::Hit {
+            value: Intent::SameLength,
+            start: i - 1,
+            used: vec![i - 1, i],
+        })
+        .collect();
+    hits.extend(length_too);
     hits.sort_by_key(|h| h.start);
     let leftovers = grammar::leftovers(&tokens, &hits);
     let mut dropped = grammar::dropped_meaning(&tokens, &hits, Intent::is_action);
@@ -576,6 +656,24 @@ pub fn understand(instruction: &str) -> Understanding {
                 })
                 .map(|(_, t)| t.norm.clone()),
         );
+    }
+    let negated = crate::statements::negated_statements(&tokens, &hits, |i: &Intent| {
+        i.is_action()
+            && !matches!(
+                i,
+                Intent::Format {
+                    how: FormatHow::Compatible,
+                    ..
+                }
+            )
+    });
+    for word in negated.words {
+        if !dropped.contains(&word) {
+            dropped.push(word);
+        }
+    }
+    for k in negated.not_wanted {
+        hits[k].value = Intent::Noop;
     }
     let unaccounted = grammar::unaccounted_clauses(&tokens, &hits);
     // Words the grammar does not know, in any language: another language's function words
@@ -676,6 +774,77 @@ fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
     }
 }
 
+/// Changes offered and set aside (2026-12-03): before a "but" whose clause asks for something
+/// "just" or "only" ("I was thinking of making it black and white, but let's just convert it",
+/// "I know you could speed it up, but please only convert it", "my friend wants it reversed but
+/// I just need it as mp4"), or said for later ("maybe later I'll make it a gif, for now convert
+/// it"). Each had been done. Refused, unless the same change is asked where it counts; "make it
+/// 720p, but just the first 10 seconds" asks nothing after its "but", and is read as before.
+fn set_aside(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
+    let lex = crate::lexicon::lexicon();
+    let clause = grammar::clause_numbers(tokens);
+    let used = |i: usize| hits.iter().any(|h| h.used.contains(&i));
+    let free_in = |c: usize, class: &str| {
+        (0..tokens.len()).any(|i| clause[i] == c && !used(i) && lex.has(class, &tokens[i].norm))
+    };
+    // The first "but" whose clause asks for something only, after a clause led by its subject
+    // (not an imperative: "make it 720p, but just keep the first 10 seconds" qualifies it): what
+    // that clause says is set aside, from where it starts.
+    let but: Option<(usize, usize)> = (0..tokens.len()).find_map(|b| {
+        if tokens[b].norm != "but"
+            || used(b)
+            || !free_in(clause[b], "merely")
+            || !free_in(clause[b], "asks")
+        {
+            return None;
+        }
+        let before = (0..b).rev().find(|&i| tokens[i].kind != Tok::Sep)?;
+        // Back to a separator or a barrier no rule used ("black and white" is one phrase).
+        let mut from = before;
+        while from > 0
+            && tokens[from - 1].kind != Tok::Sep
+            && (used(from - 1) || !lex.has("barrier", &tokens[from - 1].norm))
+        {
+            from -= 1;
+        }
+        let lead = (from..=before).find(|&i| !lex.has("lead", &tokens[i].norm))?;
+        (lex.has("subject", &tokens[lead].norm) || lex.has("agent", &tokens[lead].norm))
+            .then_some((from, b))
+    });
+    const LATER: &[&str] = &["later", "eventually", "someday"];
+    let later: Vec<usize> = (0..tokens.len())
+        .filter(|&i| LATER.contains(&tokens[i].norm.as_str()) && !used(i))
+        .map(|i| clause[i])
+        .collect();
+    let aside = |h: &grammar::Hit<Intent>| {
+        let Some(&first) = h.used.first() else {
+            return false;
+        };
+        h.value.is_action()
+            && (but.is_some_and(|(from, b)| (from..b).contains(&first))
+                || later.contains(&clause[first]))
+    };
+    let kept: Vec<std::mem::Discriminant<Intent>> = hits
+        .iter()
+        .filter(|h| h.value.is_action() && !aside(h))
+        .map(|h| same_result(&h.value))
+        .collect();
+    let marked: Vec<bool> = hits.iter().map(aside).collect();
+    for (h, a) in hits.iter_mut().zip(marked) {
+        if !a {
+            continue;
+        }
+        if kept.contains(&same_result(&h.value)) {
+            h.value = Intent::Noop;
+        } else {
+            let words = grammar::words_of(tokens, h);
+            h.value = Intent::Unsupported(format!(
+                "\"{words}\" is said as set aside or for later, not as asked now; say only what you want done"
+            ));
+        }
+    }
+}
+
 /// The changes a "not" before them forbids rather than asks for ([`forbidden_changes`]).
 fn forbiddable(intent: &Intent) -> bool {
     matches!(
@@ -704,6 +873,26 @@ fn kind_of_change(intent: &Intent) -> std::mem::Discriminant<Intent> {
     match intent {
         Intent::Normalize(_) => std::mem::discriminant(&Intent::Volume(Level::Db(0.0))),
         other => std::mem::discriminant(other),
+    }
+}
+
+/// The picture size a change names, if any ("1080x1920" to resize, crop or pad to).
+fn said_size(intent: &Intent) -> Option<(u32, u32)> {
+    match *intent {
+        Intent::Resize(Resize::Dim(w, h))
+        | Intent::Crop(Crop::Dim(w, h))
+        | Intent::Pad(Pad::Dim(w, h))
+        | Intent::EachSize(w, h) => Some((w, h)),
+        _ => None,
+    }
+}
+
+/// Like [`kind_of_change`], with the turns of the picture as one ("it was recorded upside
+/// down, rotate it 180": the state said and the change asked are the same turn).
+fn same_result(intent: &Intent) -> std::mem::Discriminant<Intent> {
+    match intent {
+        Intent::Flip { .. } | Intent::RotateHint(_) => std::mem::discriminant(&Intent::Rotate(0)),
+        other => kind_of_change(other),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod plan;
 pub mod probe;
 pub mod recipes;
 pub mod scope;
+pub mod statements;
 pub mod tokens;
 pub mod typos;
 pub mod wants;
@@ -126,16 +127,6 @@ fn read(
     offered: &[OfferedRecipe],
 ) -> Result<Answer, Refused> {
     let u = intents::understand(instructions);
-    let unsupported = u.intents().find_map(|i| match i {
-        intents::Intent::Unsupported(why) => Some(why.clone()),
-        _ => None,
-    });
-    if let Some(why) = unsupported {
-        return Err(last(Refusal {
-            message: format!("This cannot be done here: {why}."),
-            subject: None,
-        }));
-    }
     // A clause no task can carry out is refused as such, whatever else is asked: running the
     // rest would answer as if all of it were done.
     // Read as written, and as the word lists read it: an unaccented or other-language word
@@ -157,6 +148,16 @@ fn read(
         };
         return Err(last(Refusal {
             message,
+            subject: None,
+        }));
+    }
+    let unsupported = u.intents().find_map(|i| match i {
+        intents::Intent::Unsupported(why) => Some(why.clone()),
+        _ => None,
+    });
+    if let Some(why) = unsupported {
+        return Err(last(Refusal {
+            message: format!("This cannot be done here: {why}."),
             subject: None,
         }));
     }

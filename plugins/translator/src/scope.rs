@@ -98,6 +98,17 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
             "go live",
             "broadcast it",
             "stream it to",
+            // "Stream this video to my YouTube Live" (dev enweb-019: refused only by accident
+            // before, its stream key not understood) (2026-12-03).
+            "stream this",
+            "stream the video",
+            "stream the file",
+            "stream the clip",
+            "stream my video",
+            "youtube live",
+            "facebook live",
+            "instagram live",
+            "tiktok live",
             "twitch",
             "transmitir en vivo",
             "transmitir en directo",
@@ -232,6 +243,10 @@ const OUT_OF_SCOPE: &[OutOfScope] = &[
             "upload to",
             "upload them",
             "send it to",
+            "send it straight to",
+            "send it directly to",
+            "send it right to",
+            "send it over to",
             "send the result",
             "send them to",
             "send to my",
@@ -375,7 +390,22 @@ pub fn out_of_scope(instruction: &str) -> Option<String> {
             .phrases
             .iter()
             .find(|p| asked(&text, p) || asked(&plain_text, &plain(p)))?;
-        let said = phrase;
+        // "send it straight to the office printer": where it was to go, named with the phrase
+        // (2026-12-03: the refusal had named only "send it straight to").
+        let mut said = phrase.to_string();
+        if phrase.ends_with(" to")
+            && let Some(at) = occurrences(&text, phrase).next()
+        {
+            let rest = &text[at + phrase.len()..];
+            let rest = rest
+                .split(['.', ',', ';', ':', '!', '?', '\n'])
+                .next()
+                .unwrap_or("");
+            let place: Vec<&str> = rest.split_whitespace().take(4).collect();
+            if !place.is_empty() {
+                said = format!("{said} {}", place.join(" "));
+            }
+        }
         Some(format!("{} (you asked for \"{said}\")", kind.reason))
     })
 }

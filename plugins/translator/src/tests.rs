@@ -1744,6 +1744,17 @@ fn context_clauses_are_accounted_for() {
         ),
         ("ho provato a zipparlo. convertilo in webm", "libvpx-vp9"),
         ("la tele no la lee, pásala a webm", "libvpx-vp9"),
+        // A statement led by its subject that says nothing of the file tells a story.
+        ("my website is slow, make it 480p", "scale="),
+        ("I run a small bakery, make it 480p", "scale="),
+        ("je suis prof, convertis-la en webm", "libvpx-vp9"),
+        ("ich bin Hochzeitsfilmer. Mach es 2x schneller", "setpts"),
+        // A purpose of the user's own closing a request.
+        ("convert it to webm for our church website", "libvpx-vp9"),
+        (
+            "convertilo in webm per analizzare i movimenti",
+            "libvpx-vp9",
+        ),
         ("converte pra webm pra tocar no celular", "libvpx-vp9"),
         (
             "coupe les 4 dernieres secondes de la vidéo, elles servent à rien",
@@ -1792,6 +1803,155 @@ fn politeness_and_wrapping_questions_are_accounted_for() {
     }
 }
 
+/// What a player or a site does not take is not what is asked ("my TV can't play HEVC, convert
+/// it" had answered HEVC): refused rather than read either way.
+#[test]
+fn a_statement_of_what_does_not_work_is_not_asked() {
+    for (said, named) in [
+        ("my TV can't play HEVC, convert it to mp4", "cant"),
+        ("my tv doesn't support hevc, convert it to mp4", "doesnt"),
+        ("the site won't accept webm, convert it", "wont"),
+        ("mi tele no lee hevc, pásalo a mp4", "no"),
+        ("la piattaforma non accetta il webm, convertilo", "non"),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(named), "{said}: {m}");
+    }
+    // The same kind asked beside it decides: what does not play asks nothing.
+    for (said, want, not) in [
+        (
+            "the site won't accept webm, convert it to mp4",
+            "-c:v copy",
+            "vp9",
+        ),
+        (
+            "my TV can't play HEVC, convert it to h264",
+            "libx264",
+            "libx265",
+        ),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
+    }
+}
+
+/// A change said of what someone or something did to the file is not asked: each had answered
+/// with it made (the picture upscaled to 4k, the sound removed, a fade added).
+#[test]
+fn what_was_done_to_the_file_is_not_asked() {
+    for (said, named) in [
+        ("my phone recorded it at 4k, convert to webm", "4k"),
+        ("someone muted it, convert it to mp4", "mute"),
+        (
+            "whatsapp compresses it to 480p anyway, so convert it to webm",
+            "compress",
+        ),
+        (
+            "premiere exported it without sound, convert it to webm",
+            "without sound",
+        ),
+        (
+            "my editor added a fade in at the start, convert it to webm",
+            "fade in",
+        ),
+        (
+            "the tv shows it upside down, convert it to mp4",
+            "upside down",
+        ),
+        // Said in the passive, after the one who did it, or of where it came from.
+        (
+            "it was compressed by whatsapp, convert it to webm",
+            "compress",
+        ),
+        (
+            "it was converted to 480p, please convert it to webm",
+            "480p",
+        ),
+        ("it's been muted, convert it to mp4", "mute"),
+        ("since the app muted it, convert it to webm", "mute"),
+        ("this came out of capcut in 4k, convert it to webm", "4k"),
+        (
+            "it comes from my phone in slow motion, convert it to mp4",
+            "slow motion",
+        ),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(
+            m.contains(named) && m.contains("what was done"),
+            "{said}: {m}"
+        );
+    }
+    // The same change asked beside it is what is done; a request led by its subject is asked.
+    for (said, want) in [
+        (
+            "it was recorded upside down, rotate it 180 degrees",
+            "hflip,vflip",
+        ),
+        ("we need it at 720p", "scale="),
+        ("the original was mono, make it stereo", "-ac 2"),
+        ("I'd like it in black and white", "hue=s=0"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}
+
+/// A change offered and set aside ("..., but just convert it") or said for later is not done:
+/// each had been.
+#[test]
+fn what_is_set_aside_is_not_done() {
+    for (said, named) in [
+        (
+            "I thought about making it black and white, but please just convert it to webm",
+            "black and white",
+        ),
+        (
+            "I know you could speed it up, but please only convert it to mp4",
+            "speed up",
+        ),
+        (
+            "my friend wants it reversed but I just need it as mp4",
+            "reversed",
+        ),
+    ] {
+        let m = refused(said, &["clip.mp4"]);
+        assert!(m.contains(named) && m.contains("set aside"), "{said}: {m}");
+    }
+    for (said, want) in [
+        // The same kind asked now is what is done.
+        (
+            "maybe later I'll make it a gif, for now convert it to mp4",
+            "clip_out.mp4",
+        ),
+        // After an imperative, "but just" qualifies it.
+        (
+            "convert it to webm but just keep the first 5 seconds",
+            "libvpx-vp9",
+        ),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
+}
+
+/// A crop to a size larger than the picture is its shape brought to that size (it had answered
+/// 1080x720 for "1080x1920"), and a ratio beside a size it is the shape of restates it.
+#[test]
+fn a_crop_larger_than_the_picture_keeps_its_shape() {
+    for said in [
+        "crop it to 1080x1920 from the middle",
+        "crop it to 1080x1920 (9:16) from the middle",
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            a.contains("crop=404:720:438:0,scale=1080:1920"),
+            "{said}: {a}"
+        );
+    }
+    let m = refused("crop it to 1080x1920 (16:9) from the middle", &["clip.mp4"]);
+    assert!(m.contains("16:9"), "{m}");
+}
+
 /// A context clause never swallows a request: what it asks for is done or refused by name.
 #[test]
 fn context_never_swallows_a_request() {
@@ -1809,7 +1969,9 @@ fn context_never_swallows_a_request() {
     // A wish, a word the grammar knows, a number or a negation on its own is a request.
     for (said, named) in [
         ("because I want it to sparkle, convert to mp4", "sparkle"),
-        ("my website is slow, make it 480p", "slow"),
+        ("my video is slow, make it 480p", "slow"),
+        ("we love sparkles, make it 480p", "sparkles"),
+        ("my client wants it sparkly, make it 480p", "sparkly"),
         ("I filmed it on a 20 mile hike, convert it to webm", "20"),
         ("remove the audio, don't sparkle it", "dont"),
         ("convert to webm, it is also a bit long", "long"),

@@ -1,6 +1,6 @@
 //! Misspelt keywords: a word of five or more letters that the grammar does not know is read
-//! as the one known word within two edits (a letter missing, doubled, swapped or wrong), if
-//! exactly one is closest. Only unknown words are corrected, so "lower" never becomes "louder".
+//! as the one known word within one edit (two from eight letters: a letter missing, doubled,
+//! swapped or wrong), if exactly one is closest. Only unknown words are corrected, so "lower" never becomes "louder".
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -14,6 +14,8 @@ const PROBE_TXT: &str = include_str!("../grammar/probe.txt");
 /// Shortest word corrected, and shortest keyword a word is corrected to.
 const MIN_LEN: usize = 5;
 const MAX_EDITS: usize = 2;
+/// Shortest word that may be two edits from its keyword.
+const TWO_EDITS_FROM: usize = 8;
 
 struct Vocabulary {
     /// Every word the grammar and lexicon know.
@@ -119,10 +121,20 @@ pub fn correct(word: &str) -> Option<String> {
     if v.known.contains(word) {
         return None;
     }
+    // Two slips in a short word make another word more often than a misspelling ("sister" is
+    // not "softer", "grandma" not "grande"): one edit below `TWO_EDITS_FROM` letters
+    // (2026-12-03).
+    let allowed = if chars.len() < TWO_EDITS_FROM {
+        1
+    } else {
+        MAX_EDITS
+    };
     let mut best: Option<(usize, &Vec<char>)> = None;
     let mut tied = false;
     for k in &v.keywords {
-        let Some(e) = edits(&chars, k) else { continue };
+        let Some(e) = edits(&chars, k).filter(|&e| e <= allowed) else {
+            continue;
+        };
         if k[0] != chars[0] {
             continue;
         }
@@ -153,5 +165,7 @@ mod tests {
         assert_eq!(correct("seconds"), None);
         assert_eq!(correct("restaurant"), None);
         assert_eq!(correct("mp4"), None);
+        assert_eq!(correct("sister"), None);
+        assert_eq!(correct("grandma"), None);
     }
 }

@@ -18,6 +18,20 @@ pub fn filter(
     let Some((iw, ih)) = dims else {
         return Ok((expression(crop), None));
     };
+    // A size larger than the picture ("crop to 1080x1920" from 1280x720) is its shape cut out
+    // and brought to that size: clamped, it had answered 1080x720 (2026-12-03).
+    if let Crop::Dim(cw, ch) = *crop
+        && (cw > iw || ch > ih)
+        && ch > 0
+    {
+        let shape = Crop::Aspect(f64::from(cw) / f64::from(ch));
+        let (w, h, _) = rectangle(&shape, iw, ih, round)?;
+        let (x, y) = filters::crop_origin(corner, iw, ih, w, h);
+        return Ok((
+            format!("crop={w}:{h}:{x}:{y},scale={cw}:{ch}"),
+            Some((cw, ch)),
+        ));
+    }
     let (w, h, origin) = rectangle(crop, iw, ih, round)?;
     let (x, y) = origin.unwrap_or_else(|| filters::crop_origin(corner, iw, ih, w, h));
     Ok((format!("crop={w}:{h}:{x}:{y}"), Some((w, h))))
