@@ -156,8 +156,18 @@ pub fn narrated(tokens: &[Token], start: usize) -> bool {
     }
     // "it got converted", "it was exported": a passive's verb asks nothing.
     let passive = |i: usize| i > 0 && in_class("state", &tokens[i - 1].norm);
+    // "my old phone could only record 480p": a modal after the agent says what it could do;
+    // "could you", "can we" ask.
+    let ability = |i: usize| {
+        ["could", "can", "would", "will"].contains(&tokens[i].norm.as_str())
+            && i > 0
+            && agent(i - 1)
+            && !tokens
+                .get(i + 1)
+                .is_some_and(|n| ["you", "we", "i"].contains(&n.norm.as_str()))
+    };
     let asks = words.iter().any(|&i| {
-        (in_class("asks", &tokens[i].norm) && !passive(i))
+        (in_class("asks", &tokens[i].norm) && !passive(i) && !ability(i))
             || in_class("wish", &tokens[i].norm)
             || asks_pair(tokens, i)
     });
@@ -171,7 +181,7 @@ pub fn narrated(tokens: &[Token], start: usize) -> bool {
     const TAKES: &[&str] = &[
         "accepts", "accept", "takes", "supports", "support", "plays", "play", "reads", "read",
         "handles", "requires", "require", "expects", "wants", "needs", "likes", "prefers",
-        "understands", "recognizes", "recognises", "opens", "only", "allows", "says", "said",
+        "understands", "recognizes", "recognises", "opens", "allows", "says", "said",
         "told", "tells",
     ];
     if words

@@ -1858,6 +1858,10 @@ fn what_was_done_to_the_file_is_not_asked() {
             "the tv shows it upside down, convert it to mp4",
             "upside down",
         ),
+        (
+            "my old phone could only record 480p, convert clip.mp4 to webm",
+            "480p",
+        ),
         // Said in the passive, after the one who did it, or of where it came from.
         (
             "it was compressed by whatsapp, convert it to webm",
