@@ -1,6 +1,7 @@
 //! Misspelt keywords: a word of five or more letters that the grammar does not know is read
 //! as the one known word within one edit (two from eight letters: a letter missing, doubled,
-//! swapped or wrong), if exactly one is closest. Only unknown words are corrected, so "lower" never becomes "louder".
+//! swapped or wrong), if exactly one is closest. Only unknown words are corrected, so "lower"
+//! never becomes "louder".
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
