@@ -26,23 +26,34 @@ pub struct CacheEntry {
     pub last_used: i64,
 }
 
-/// The cache's bytes as this process last counted them, where it is the database's only writer
-/// (embedded): counted once, then moved by each entry it adds or takes. Counting them on every
-/// eviction pass scanned every entry, a cost that grew with the cache (issue #34). A count
-/// read while an entry changed is not kept (`changes`), as `queue.rs` does with the queue.
+/// The cache's bytes and keys as this process last counted them, where it is the database's
+/// only writer (embedded): counted once, then moved by each entry it adds or takes. Counting
+/// the bytes on every eviction pass scanned every entry, a cost that grew with the cache, and
+/// a look-up that misses (most of a queue of distinct thumbnails) was a database write's cost
+/// (issue #34). A count read while an entry changed is not kept (`changes`), as `queue.rs`
+/// does with the queue.
 #[derive(Default)]
 pub struct HeldBytes {
     changes: std::sync::atomic::AtomicU64,
     counted: std::sync::Mutex<Option<u64>>,
+    keys: std::sync::Mutex<Option<std::collections::HashSet<String>>>,
 }
 
 impl HeldBytes {
-    fn moved(&self, by: impl FnOnce(u64) -> u64) {
+    fn moved(&self, key: &str, added: bool, by: impl FnOnce(u64) -> u64) {
         self.changes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mut counted = self.counted.lock().expect("cache bytes lock");
         if let Some(bytes) = counted.as_mut() {
             *bytes = by(*bytes);
+        }
+        drop(counted);
+        if let Some(keys) = self.keys.lock().expect("cache keys lock").as_mut() {
+            if added {
+                keys.insert(key.to_owned());
+            } else {
+                keys.remove(key);
+            }
         }
     }
 }
@@ -55,6 +66,9 @@ impl Db {
         fresh_after: i64,
         now: i64,
     ) -> DbResult<Option<CacheEntry>> {
+        if !self.may_hold_cache_entry(key).await? {
+            return Ok(None);
+        }
         self.first(
             "UPDATE type::record('cache_entry', $k) SET last_used = $now
              WHERE created_at > $fresh RETURN AFTER",
@@ -70,14 +84,14 @@ impl Db {
     pub async fn put_cache_entry(&self, entry: &CacheEntry) -> DbResult<bool> {
         match self
             .exec(
-                "CREATE type::record('cache_entry', $e.key) CONTENT $e",
+                "CREATE type::record('cache_entry', $e.key) CONTENT $e RETURN NONE",
                 json!({ "e": entry }),
             )
             .await
         {
             Ok(()) => {
                 if let Some(held) = &self.cache_held {
-                    held.moved(|b| b + entry.bytes);
+                    held.moved(&entry.key, true, |b| b + entry.bytes);
                 }
                 Ok(true)
             }
@@ -99,9 +113,32 @@ impl Db {
                 row.and_then(|v| serde_json::from_value(super::strip_id(v)).ok())
             })?;
         if let (Some(held), Some(entry)) = (&self.cache_held, &taken) {
-            held.moved(|b| b.saturating_sub(entry.bytes));
+            held.moved(key, false, |b| b.saturating_sub(entry.bytes));
         }
         Ok(taken)
+    }
+
+    /// Whether an entry for `key` may exist: `false` only where this process keeps the keys
+    /// (the only writer), read once and then moved by its own writes.
+    async fn may_hold_cache_entry(&self, key: &str) -> DbResult<bool> {
+        let Some(held) = &self.cache_held else {
+            return Ok(true);
+        };
+        if let Some(keys) = held.keys.lock().expect("cache keys lock").as_ref() {
+            return Ok(keys.contains(key));
+        }
+        let at = held.changes.load(std::sync::atomic::Ordering::SeqCst);
+        let keys: Vec<String> = self
+            .rows("SELECT VALUE key FROM cache_entry", json!({}))
+            .await?;
+        let known = keys.iter().any(|k| k == key);
+        // Checked under the lock, as for the bytes: an entry added or taken while the keys
+        // were read leaves them unkept, to be read again.
+        let mut kept = held.keys.lock().expect("cache keys lock");
+        if held.changes.load(std::sync::atomic::Ordering::SeqCst) == at {
+            *kept = Some(keys.into_iter().collect());
+        }
+        Ok(known)
     }
 
     /// Bytes the cache holds.

@@ -270,7 +270,7 @@ impl Db {
         self.changing_queue(self.write_jobs(move |db| async move {
             if job.idem.is_none() {
                 db.exec(
-                    "CREATE type::record('job', $j.job_id) CONTENT $j",
+                    "CREATE type::record('job', $j.job_id) CONTENT $j RETURN NONE",
                     json!({ "j": job }),
                 )
                 .await?;
@@ -710,7 +710,7 @@ impl Db {
                      SET status = $status, result = $result, usage = $usage, command = $command, cache = $cache, data = $data, output_count = $oc, error = $error,
                          details = $details, completed_at = $now, updated_at = $now, lease_token = NONE, progress = NONE,
                          webhook = IF type::is_string(webhook_url) { { state: 'pending', event_id: $event, attempts: 0, next_at: $now, lease_until: 0 } } ELSE { NONE }
-                     WHERE status = 'processing' AND lease_token = $t RETURN job_id, account);
+                     WHERE status = 'processing' AND lease_token = $t RETURN job_id, account, webhook_url);
                  IF array::len($done) > 0 AND $charged {
                      ",
                     add_usage!(),
@@ -725,8 +725,13 @@ impl Db {
             )
             .await }, one(job_id))
             .await;
-        self.deliveries_changed();
-        Ok(!rows?.is_empty())
+        let rows = rows?;
+        // Only a job with a webhook queued a delivery: the deliver loop need not look again
+        // for the others.
+        if rows.iter().any(|r| r["webhook_url"].is_string()) {
+            self.deliveries_changed();
+        }
+        Ok(!rows.is_empty())
     }
 
     /// Cancels a pending job; `None` when it was not pending (the caller reports its status).
