@@ -710,6 +710,9 @@ async fn async_jobs() {
         ("MEDIAFORGE_LOG_FORMAT", "json"),
         ("MEDIAFORGE__JOBS__WORKERS", workers.as_str()),
         ("MEDIAFORGE__JOBS__MAX_WATCHERS_PER_ACCOUNT", "100"),
+        // The operator's default sweep (the tests' 1 s put six queries a second into every
+        // round, counted as the queue's).
+        ("MEDIAFORGE__STORAGE__SWEEP_INTERVAL_S", "60"),
     ]))
     .await;
     let m = media();

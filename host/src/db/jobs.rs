@@ -385,21 +385,27 @@ impl Db {
         // A write to the pending queue (`queue.rs`).
         self.changing_queue(self.write_jobs(move |db| async move {
             // Statements: 0 BEGIN, 1 LET, 2 LET, 3 IF, 4 SELECT (the claimed job), 5 COMMIT.
+            // Without a limit the running jobs need no counting (two scans a claim).
+            let running = if max.is_some() {
+                "array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
+                 + array::len(SELECT id FROM part WHERE status = 'processing' AND account = $a)"
+            } else {
+                "0"
+            };
             let rows: Vec<Job> = db
                 .rows_at(
-                    "BEGIN TRANSACTION;
-                     LET $running = array::len(SELECT id FROM job WHERE status = 'processing' AND account = $a)
-                         + array::len(SELECT id FROM part WHERE status = 'processing' AND account = $a);
-                     LET $job = IF $running < $max {
+                    &format!("BEGIN TRANSACTION;
+                     LET $running = {running};
+                     LET $job = IF $running < $max {{
                          (UPDATE (SELECT id, priority_rank, created_at FROM job WHERE status = 'pending' AND account = $a
                                   ORDER BY priority_rank DESC, created_at ASC LIMIT 1)
                           SET status = 'processing', lease_token = $t, lease_until = $until, attempts += 1,
                               updated_at = $now, claimed_at = $now
                           WHERE status = 'pending' RETURN AFTER)
-                     } ELSE { [] };
-                     IF array::len($job) > 0 { UPSERT type::record('turn', $a) SET account = $a, at = $now; };
+                     }} ELSE {{ [] }};
+                     IF array::len($job) > 0 {{ UPSERT type::record('turn', $a) SET account = $a, at = $now; }};
                      SELECT * OMIT id FROM $job;
-                     COMMIT TRANSACTION;",
+                     COMMIT TRANSACTION;"),
                     // No limit: a count no account reaches (JSON null would bind as NULL, not NONE).
                     json!({ "a": account, "max": max.unwrap_or(u32::MAX), "t": token, "now": now, "until": now + lease_ms }),
                     4,
