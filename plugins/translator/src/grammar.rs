@@ -633,6 +633,17 @@ pub fn prohibited<T>(tokens: &[Token], hits: &[Hit<T>], start: usize) -> Option<
         if lex.has("forbid", &t.norm) {
             return Some(words);
         }
+        // "instead of speeding it up", "rather than cropping it": what is done in its place is
+        // asked elsewhere; the change after it is not wanted (2026-11-29).
+        if t.norm == "of"
+            && p > 0
+            && tokens[p - 1].norm == "instead"
+            && tokens[p - 1].kind == Tok::Word
+            && !owned(p - 1)
+        {
+            words.push(p - 1);
+            return Some(words);
+        }
         // At most three fillers or verbs that ask nothing between ("don't make it", "sin
         // bajar la").
         if !(lex.is_filler(&t.norm) || lex.has("quiet", &t.norm)) || words.len() > 3 {

@@ -63,6 +63,15 @@ pub enum Resize {
     Factor(f64),
 }
 
+/// A property said as the input's and kept ("keep it at 1080p").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Held {
+    Size(Resize),
+    Fps(f64),
+    /// `true`: portrait (taller than wide).
+    Portrait(bool),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Crop {
     Square,
@@ -247,6 +256,12 @@ pub enum Intent {
     NoReencode,
     /// "don't change the resolution": the picture keeps its size.
     KeepSize,
+    /// "max 720p", "no wider than 640": a size never exceeded, so never one to enlarge to (a
+    /// 320x240 input had been made 960x720); within a box the picture keeps its shape.
+    ResizeAtMost(Resize),
+    /// "keep it at 1080p", "keep it at 60fps", "keep it vertical": what the input is said to
+    /// have, kept; what it does not have is refused, not made (`plan::check_held`).
+    Held(Held),
     /// "same length as before": nothing may change how long it plays (`wants.rs`).
     SameLength,
     /// Cut into this many parts of equal length.
@@ -727,36 +742,57 @@ const PLACES: &[&str] = &["top", "bottom", "left", "right", "upper", "lower"];
 /// rotate it but flip it") say more is wanted, not less: left to the refusal of a negation
 /// not understood (`grammar::dropped_meaning`), as is "except", "instead of", "other than".
 fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
-    let negated: Vec<Option<Vec<usize>>> = hits
+    let instead = |words: &[usize]| words.iter().any(|&i| tokens[i].norm == "instead");
+    let before: Vec<Option<Vec<usize>>> = hits
         .iter()
         .map(|h| {
-            forbiddable(&h.value)
+            h.value
+                .is_action()
                 .then(|| grammar::prohibited(tokens, hits, h.start))
                 .flatten()
         })
         .collect();
+    let asked: Vec<Intent> = hits
+        .iter()
+        .zip(&before)
+        .filter(|(h, n)| n.is_none() && h.value.is_action())
+        .map(|(h, _)| h.value.clone())
+        .collect();
+    let same_kind = |i: &Intent| asked.iter().any(|a| kind_of_change(a) == kind_of_change(i));
+    // "720p, not 1080p", "to webm instead of mp4", "speed it up, don't slow it down": another
+    // value of the same change asked elsewhere, so the one after the "not" names what it replaces.
+    let replaced = |i: &Intent| same_kind(i) && !asked.contains(i);
+    // Any change can be named as what another of its kind replaces; otherwise only those a
+    // "not" can keep from happening.
+    let negated: Vec<Option<Vec<usize>>> = hits
+        .iter()
+        .zip(before)
+        .map(|(h, n)| n.filter(|w| forbiddable(&h.value) || (instead(w) && same_kind(&h.value))))
+        .collect();
     if negated.iter().all(Option::is_none) {
         return;
     }
-    let asked: Vec<std::mem::Discriminant<Intent>> = hits
-        .iter()
-        .zip(&negated)
-        .filter(|(h, n)| n.is_none() && h.value.is_action())
-        .map(|(h, _)| kind_of_change(&h.value))
-        .collect();
     for (h, n) in hits.iter_mut().zip(negated) {
         let Some(words) = n else { continue };
         let said = grammar::words_of(tokens, h);
+        let no = !instead(&words)
+            && words.last().is_some_and(|&i| {
+                tokens[i].norm == "no" && tokens.get(i + 1).is_none_or(|t| t.norm != "need")
+            });
+        if replaced(&h.value) && !no {
+            h.value = Intent::Noop;
+            h.used.extend(words);
+            h.used.sort_unstable();
+            h.start = h.used[0];
+            continue;
+        }
         // "no slow motion": English forbids it, Portuguese "no" is "in the" ("no modo câmera
         // lenta" asks for it): refused rather than read either way.
-        let no = words.last().is_some_and(|&i| {
-            tokens[i].norm == "no" && tokens.get(i + 1).is_none_or(|t| t.norm != "need")
-        });
         h.value = if no {
             Intent::Unsupported(format!(
                 "\"no {said}\" can forbid it or (in Portuguese) ask for it; say \"don't\" or \"without\" to forbid it"
             ))
-        } else if asked.contains(&kind_of_change(&h.value)) {
+        } else if same_kind(&h.value) {
             Intent::Unsupported(format!(
                 "\"{said}\" is asked for and, after a \"not\", against: say it once"
             ))
@@ -1335,7 +1371,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 }),
             }
         }
-        "resize" => {
+        "resize" | "keep-at" | "resize-max" => {
             let r = match (arg(0), first) {
                 ("short", Some((Value::Res(h), _))) => Some(Resize::Short(*h)),
                 ("short", None) => arg_num(args, 1).and_then(positive_int).map(Resize::Short),
@@ -1364,9 +1400,24 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 ("short" | "width" | "height" | "dim" | "down" | "factor", _) => None,
                 (other, _) => return Err(format!("resize {other}")),
             };
-            r.filter(|r| !matches!(r, Resize::Factor(f) if !(*f > 0.01 && *f <= 8.0) || *f == 1.0))
-                .map(Intent::Resize)
+            let r = r.filter(
+                |r| !matches!(r, Resize::Factor(f) if !(*f > 0.01 && *f <= 8.0) || *f == 1.0),
+            );
+            if rule.intent == "keep-at" {
+                r.map(|r| Intent::Held(Held::Size(r)))
+            } else if rule.intent == "resize-max" {
+                r.map(Intent::ResizeAtMost)
+            } else {
+                r.map(Intent::Resize)
+            }
         }
+        "keep-fps" => match first {
+            Some((Value::Rate(r) | Value::Num(r), _)) if *r > 0.0 && *r <= 240.0 => {
+                Some(Intent::Held(Held::Fps(*r)))
+            }
+            _ => None,
+        },
+        "keep-shape" => Some(Intent::Held(Held::Portrait(arg(0) == "portrait"))),
         "noop" => Some(Intent::Noop),
         "job-part" => Some(Intent::JobPart(arg(0).to_string())),
         "keep-aspect" => Some(Intent::KeepAspect),

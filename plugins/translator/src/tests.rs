@@ -1708,7 +1708,7 @@ fn meaning_words_of_six_languages_refuse() {
         "convertis en webm sauf le son",
         "converti in webm tranne l'audio",
         "converta para webm exceto o áudio",
-        "converta para webm em vez de mp4",
+        "converta para webm em vez do áudio",
         "comprime el video pero no le quites el audio",
         // accents left out of a clause out of scope: still out of scope
         "corta los primeros 3 segundos y despues subelo a youtube",
@@ -1719,6 +1719,93 @@ fn meaning_words_of_six_languages_refuse() {
     // "second" stays an ordinal where it is one.
     let a = argv(&task("the second clip should be louder", &["clip.mp4"]));
     assert!(a.contains("volume=2"), "{a}");
+}
+
+/// What "instead of", "rather than", "not" name beside another value of the same change is what
+/// that change replaces (2026-11-29): "rather than speeding it up, cut it" had sped it up.
+#[test]
+fn what_a_change_replaces_is_not_made() {
+    for (said, want, not) in [
+        (
+            "rather than speeding it up, cut it to 3 seconds",
+            "-t 3",
+            "setpts",
+        ),
+        ("make it 720p instead of 1080p", "scale=1280:720", "1920"),
+        ("make it 720p, not 1080p", "scale=1280:720", "1920"),
+        ("converta para webm em vez de mp4", "libvpx-vp9", "libx264"),
+        (
+            "convert it to webm as opposed to mp4",
+            "libvpx-vp9",
+            "libx264",
+        ),
+        ("speed it up, don't slow it down", "setpts=PTS/2", "PTS*2"),
+        ("mute it instead of making it 144p", "-an", "scale"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
+    }
+    // The same value asked and replaced, or "instead of" naming no change of the kind asked.
+    for said in [
+        "make it 720p but don't make it 720p",
+        "speed it up instead of cutting it",
+        "instead of mp4 please",
+    ] {
+        refused(said, &["clip.mp4"]);
+    }
+}
+
+/// "a bit faster" is a gentle change, not the doubling "faster" makes; "keep it at 1080p" keeps
+/// a size only the input has, "max 720p" is a ceiling (2026-11-29: a 720p clip had been made
+/// 1080p, a 320x240 one 960x720, "full" read as the German "füll").
+#[test]
+fn a_gentle_change_and_a_kept_size() {
+    for (said, want, not) in [
+        ("make it a bit faster", "setpts=PTS/1.25", "PTS/2"),
+        ("slightly slower please", "atempo=0.8", "atempo=0.5"),
+        ("slightly faster like 1.1x", "atempo=1.1", "atempo=1.25"),
+        ("make it a little louder", "volume=1.41", "volume=2"),
+        ("reduce the size but keep 720p", "-crf 28", "scale="),
+        (
+            "keep the resolution at 1280x720 and convert to webm",
+            "libvpx-vp9",
+            "scale=",
+        ),
+        ("make it full hd", "scale=1920:1080", "scale=1280"),
+        ("keep it at 30fps and convert to webm", "libvpx-vp9", "fps="),
+        (
+            "keep it landscape and convert to webm",
+            "libvpx-vp9",
+            "crop=",
+        ),
+        ("max 480p", "scale=852:480", "scale=1280"),
+        ("no wider than 640 pixels", "scale=640:360", "scale=1280"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
+    }
+    for said in [
+        "reduce the size but keep 1080p",
+        "keep it at 1080p and convert to webm",
+        "keep it full hd",
+        "keep it vertical and make it 720p",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("it is 1280x720"), "{said}: {why}");
+    }
+    let why = refused("keep it at 60fps and convert to webm", &["clip.mp4"]);
+    assert!(why.contains("it is 30 fps"), "{why}");
+    // A ceiling is never a size to enlarge to (320x240 had been made 960x720).
+    for said in [
+        "max 720p",
+        "keep it under 720p",
+        "720p or lower",
+        "at most 1920x1080",
+        "no wider than 640 pixels",
+    ] {
+        let a = argv(&task(said, &["short.mp4"]));
+        assert!(!a.contains("scale="), "{said}: {a}");
+    }
 }
 
 // ---- 2026-11-27, fourth pass: context clauses, politeness, descriptions ----

@@ -3,8 +3,8 @@
 //! ones of the same kind ("convert to mp4 ... actually webm").
 
 use crate::intents::{
-    Crop, End, FadeKind, Fill, FormatHow, Frames, Intent, Level, LoopTo, Pad, Qualifier, Resize,
-    Strength, Thumb, Trim, Understanding,
+    Crop, End, FadeKind, Fill, FormatHow, Frames, Held, Intent, Level, LoopTo, Pad, Qualifier,
+    Resize, Strength, Thumb, Trim, Understanding,
 };
 
 #[derive(Debug, Default)]
@@ -127,6 +127,8 @@ pub struct Wants {
     pub no_reencode: bool,
     /// The picture keeps its size ("don't change the resolution").
     pub keep_size: bool,
+    /// What it keeps, said as the input's ("keep it at 1080p"): checked against the input.
+    pub held: Vec<Held>,
     /// It plays as long as the input ("same length as before").
     pub same_length: bool,
     /// Parts of equal length, this many.
@@ -370,6 +372,10 @@ impl Wants {
                 Intent::NoCrop => w.no_crop = true,
                 Intent::SubtitleFormat(k) => w.sub_format = Some(k),
                 Intent::KeepSize => w.keep_size = true,
+                Intent::Held(h) => {
+                    w.keep_size |= matches!(h, Held::Size(_));
+                    w.held.push(h);
+                }
                 Intent::SameLength => w.same_length = true,
                 Intent::SegmentCount(n) => put!(segment_count, n, named, "part counts"),
                 // A crossfade is between clips: they are joined.
@@ -411,6 +417,11 @@ impl Wants {
                     w.pad.get_or_insert(p);
                 }
                 Intent::Resize(r) => put!(resize, r, named, "sizes"),
+                Intent::ResizeAtMost(r) => {
+                    w.no_upscale = true;
+                    w.keep_aspect |= matches!(r, Resize::Dim(..));
+                    put!(resize, r, named, "sizes");
+                }
                 Intent::KeepAspect => w.keep_aspect = true,
                 Intent::Fps(f) => put!(fps, f, named, "frame rates"),
                 Intent::FpsFactor(f) => w.fps_factor = Some(f),

@@ -26,7 +26,7 @@ mod timing;
 mod video;
 
 use crate::formats::Format;
-use crate::intents::{Level, LoopTo, Understanding};
+use crate::intents::{Held, Level, LoopTo, Understanding};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
@@ -300,6 +300,7 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     // Subtitles asked for without a subtitle file are refused whatever the output (a still
     // would otherwise come back as if they were not asked for).
     p.subtitle_input()?;
+    check_held(&p)?;
     if p.w.keep_size && (p.w.resize.is_some() || p.w.crop.is_some() || p.w.pad.is_some()) {
         return Err(PlanError::NotSupported(
             "it asks both to change the picture's size and to keep it",
@@ -518,4 +519,49 @@ impl<'m> Planner<'m> {
             self.opts.extend(Self::s(&["-movflags", "+faststart"]));
         }
     }
+}
+
+/// "keep it at 1080p", "keep it at 60fps", "keep it vertical" keep what the input has: of a 720p
+/// input "keep 1080p" had made 1080p, of a 30 fps one "keep it at 60fps" 60 fps, and "keep it
+/// vertical" had cropped a landscape picture (2026-11-29). Said of what the input lacks, it is
+/// refused.
+fn check_held(p: &Planner) -> Result<(), PlanError> {
+    let dims = p.main.dims();
+    for held in &p.w.held {
+        let (holds, said, change) = match held {
+            Held::Size(r) => (
+                dims.is_some()
+                    && resize::filter(r, dims, true, picture::Rounding { even: true }).2 == dims,
+                "a size",
+                "resize it to ...",
+            ),
+            Held::Fps(f) => (
+                p.main.fps().is_some_and(|has| (has - f).abs() < 0.05),
+                "a frame rate",
+                "make it ... fps",
+            ),
+            Held::Portrait(portrait) => (
+                dims.is_some_and(|(w, h)| (h > w) == *portrait && w != h),
+                if *portrait {
+                    "a portrait shape"
+                } else {
+                    "a landscape shape"
+                },
+                "crop it to 9:16",
+            ),
+        };
+        if holds {
+            continue;
+        }
+        let has = match (held, dims, p.main.fps()) {
+            (Held::Fps(_), _, Some(f)) => format!("{} fps", fmt_num(f)),
+            (_, Some((w, h)), _) => format!("{w}x{h}"),
+            _ => "not known here".into(),
+        };
+        return Err(PlanError::Unsupported(format!(
+            "it asks to keep {said} {} does not have: it is {has}; say the change you want (\"{change}\") or leave it out",
+            p.name()
+        )));
+    }
+    Ok(())
 }
