@@ -280,6 +280,16 @@ impl Db {
                 Err(DbError::Unavailable(e)) if std::time::Instant::now() < deadline => {
                     tracing::warn!("database {} not answering yet: {e}", cfg.url);
                 }
+                // A schema query that timed out may still be running on the server (or another
+                // instance defining the same schema), and the next one then loses a write
+                // conflict: every statement is `IF NOT EXISTS`, so it is run again (a loaded CI
+                // machine failed a start this way, 2026-11-29).
+                Err(DbError::Other(e))
+                    if e.contains("can be retried") && std::time::Instant::now() < deadline =>
+                {
+                    tracing::warn!("database {} busy defining the schema: {e}", cfg.url);
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
                 Err(e) => return Err(e.into()),
             }
         }
