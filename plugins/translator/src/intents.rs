@@ -672,6 +672,45 @@ pub fn understand(instruction: &str) -> Understanding {
                 .map(|(_, t)| t.norm.clone()),
         );
     }
+    // "remove the echo", "remove the black bars": a verb of removing no rule used, in a clause
+    // whose change adds something, asks the opposite of it (an echo had been added, bars
+    // padded) (2026-11-29).
+    {
+        let lex = crate::lexicon::lexicon();
+        let clause = grammar::clause_numbers(&tokens);
+        let used: std::collections::HashSet<usize> =
+            hits.iter().flat_map(|h| h.used.iter().copied()).collect();
+        let adding_in: Vec<usize> = hits
+            .iter()
+            .filter(|h| {
+                matches!(
+                    h.value,
+                    Intent::AudioFilter(_)
+                        | Intent::VideoFilter(_)
+                        | Intent::Bars
+                        | Intent::Pad(_)
+                        | Intent::Overlay
+                        | Intent::Fade { .. }
+                        | Intent::Subtitles { .. }
+                        | Intent::AddAudio
+                        | Intent::MixAudio
+                        | Intent::AddTrack
+                        | Intent::Margin { .. }
+                )
+            })
+            .filter_map(|h| h.used.first().map(|&i| clause[i]))
+            .collect();
+        for (i, t) in tokens.iter().enumerate() {
+            if t.kind == Tok::Word
+                && !used.contains(&i)
+                && lex.has("remove", &t.norm)
+                && adding_in.contains(&clause[i])
+                && !dropped.contains(&t.norm)
+            {
+                dropped.push(t.norm.clone());
+            }
+        }
+    }
     let negated = crate::statements::negated_statements(&tokens, &hits, |i: &Intent| {
         i.is_action()
             && !matches!(
@@ -1261,7 +1300,20 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 other => return Err(format!("volume {other}")),
             };
             match first {
-                Some((v, prev)) => level(v, prev, dir).map(Intent::Volume),
+                // "increase the volume to 50%": a level that goes the other way than the verb
+                // said (it had made it quieter) (2026-11-29).
+                Some((v, prev)) => level(v, prev, dir).map(|l| match l {
+                    Level::Factor(f) if (dir == 1 && f < 1.0) || (dir == -1 && f > 1.0) => {
+                        Intent::Unsupported(format!(
+                            "the volume is said to go {} to {}% of what it is, which {} it; say \"set the volume to {}%\" or the change you want",
+                            if dir == 1 { "up" } else { "down" },
+                            crate::numbers::fmt_num((f * 100.0).round()),
+                            if dir == 1 { "lowers" } else { "raises" },
+                            crate::numbers::fmt_num((f * 100.0).round()),
+                        ))
+                    }
+                    l => Intent::Volume(l),
+                }),
                 None if dir == 1 => Some(Intent::Volume(Level::Factor(2.0))),
                 None if dir == -1 => Some(Intent::Volume(Level::Factor(0.5))),
                 // "quietly": the level the rule names.

@@ -1795,6 +1795,63 @@ fn a_gentle_change_and_a_kept_size() {
     }
     let why = refused("keep it at 60fps and convert to webm", &["clip.mp4"]);
     assert!(why.contains("it is 30 fps"), "{why}");
+    // A length of the result beside a speed change is what the speed makes: the input cut to it
+    // first had answered 1.5 s of a "3 seconds long" (2026-11-29).
+    let why = refused("make it 3 seconds long by speeding it up", &["clip.mp4"]);
+    assert!(why.contains("3.33x"), "{why}");
+    let a = argv(&task(
+        "speed it up 2x so it is 5 seconds long",
+        &["clip.mp4"],
+    ));
+    assert!(a.contains("setpts=PTS/2") && !a.contains("-t "), "{a}");
+    let a = argv(&task("cut it to 3 seconds and speed it up", &["clip.mp4"]));
+    assert!(a.contains("-t 3") && a.contains("setpts=PTS/2"), "{a}");
+    // A value that goes the other way than its verb (each had been made, 2026-11-29).
+    for (said, why) in [
+        ("increase the volume to 50%", "lowers it"),
+        ("reduce the volume to 150%", "raises it"),
+        ("reduce the resolution to 1080p", "is 1280x720"),
+        ("downscale it to 4k", "is 1280x720"),
+        ("upscale it to 480p", "is 1280x720"),
+        ("lower the frame rate to 60", "is 30 fps"),
+        ("increase the frame rate to 15", "is 30 fps"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    // Bars in the picture are not bars to add; a size to fit into or fill keeps the shape
+    // (each had padded, stretched or made a still, 2026-11-29).
+    // A removal no rule used, beside a change that adds, asks its opposite (it had added an
+    // echo, a fade).
+    for said in ["remove the echo", "remove the fade", "remove the watermark"] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("what \"remove\" changes"), "{said}: {why}");
+    }
+    for said in ["remove the black bars", "crop out the black bars"] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("measuring"), "{said}: {why}");
+    }
+    for (said, want) in [
+        ("fit it into 1080x1920", "pad=1080:1920"),
+        ("make it fit 1080x1920", "pad=1080:1920"),
+        ("center it in a 1080x1080 frame", "pad=1080:1080"),
+        ("fill 1080x1920", "crop=404:720"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(
+            a.contains(want) && a.contains("-c:v libx264"),
+            "{said}: {a}"
+        );
+    }
+    for (said, want) in [
+        ("lower the volume to 50%", "volume=0.5"),
+        ("scale it down to 360p", "scale=640:360"),
+        ("lower the frame rate to 15", "fps=15"),
+        ("upscale it to 1080p", "scale=1920:1080"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want), "{said}: {a}");
+    }
     // A ceiling is never a size to enlarge to (320x240 had been made 960x720).
     for said in [
         "max 720p",

@@ -127,6 +127,10 @@ pub struct Wants {
     pub no_reencode: bool,
     /// The picture keeps its size ("don't change the resolution").
     pub keep_size: bool,
+    /// The way a resize or a frame rate was said to go ("reduce it to 1080p": down; -1, 1):
+    /// checked against the input (`plan::check_direction`).
+    pub resize_dir: Option<i8>,
+    pub fps_dir: Option<i8>,
     /// What it keeps, said as the input's ("keep it at 1080p"): checked against the input.
     pub held: Vec<Held>,
     /// It plays as long as the input ("same length as before").
@@ -237,6 +241,37 @@ fn set<T: PartialEq + std::fmt::Debug>(
             *slot = Some((value, named));
         }
         _ => *slot = Some((value, named)),
+    }
+}
+
+/// Words that say which way a change goes: (down, up).
+const RESIZE_WORDS: (&[&str], &[&str]) = (
+    &[
+        "shrink",
+        "downsize",
+        "downscale",
+        "reduce",
+        "lower",
+        "decrease",
+        "smaller",
+        "down",
+    ],
+    &[
+        "upscale", "enlarge", "increase", "raise", "bigger", "larger", "up", "higher",
+    ],
+);
+const FPS_WORDS: (&[&str], &[&str]) = (
+    &["lower", "reduce", "decrease", "drop", "halve", "down"],
+    &["increase", "raise", "higher", "up", "double"],
+);
+
+/// -1 when the phrase says down, 1 up, `None` when neither or both.
+fn direction(words: &str, (down, up): (&[&str], &[&str])) -> Option<i8> {
+    let said = |list: &[&str]| words.split(' ').any(|w| list.contains(&w));
+    match (said(down), said(up)) {
+        (true, false) => Some(-1),
+        (false, true) => Some(1),
+        _ => None,
     }
 }
 
@@ -416,14 +451,20 @@ impl Wants {
                 Intent::Pad(p) => {
                     w.pad.get_or_insert(p);
                 }
-                Intent::Resize(r) => put!(resize, r, named, "sizes"),
+                Intent::Resize(r) => {
+                    w.resize_dir = w.resize_dir.or(direction(words, RESIZE_WORDS));
+                    put!(resize, r, named, "sizes")
+                }
                 Intent::ResizeAtMost(r) => {
                     w.no_upscale = true;
                     w.keep_aspect |= matches!(r, Resize::Dim(..));
                     put!(resize, r, named, "sizes");
                 }
                 Intent::KeepAspect => w.keep_aspect = true,
-                Intent::Fps(f) => put!(fps, f, named, "frame rates"),
+                Intent::Fps(f) => {
+                    w.fps_dir = w.fps_dir.or(direction(words, FPS_WORDS));
+                    put!(fps, f, named, "frame rates")
+                }
                 Intent::FpsFactor(f) => w.fps_factor = Some(f),
                 Intent::Channels(c) => put!(channels, c, named, "channel counts"),
                 Intent::SampleRate(r) => put!(sample_rate, r, named, "sample rates"),

@@ -301,6 +301,7 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     // would otherwise come back as if they were not asked for).
     p.subtitle_input()?;
     check_held(&p)?;
+    check_direction(&p)?;
     if p.w.keep_size && (p.w.resize.is_some() || p.w.crop.is_some() || p.w.pad.is_some()) {
         return Err(PlanError::NotSupported(
             "it asks both to change the picture's size and to keep it",
@@ -561,6 +562,45 @@ fn check_held(p: &Planner) -> Result<(), PlanError> {
         return Err(PlanError::Unsupported(format!(
             "it asks to keep {said} {} does not have: it is {has}; say the change you want (\"{change}\") or leave it out",
             p.name()
+        )));
+    }
+    Ok(())
+}
+
+/// "reduce the resolution to 1080p" of a 720p clip, "upscale it to 480p", "lower the frame rate
+/// to 60" of a 30 fps one: the value goes the other way than its verb, and each had been made
+/// (2026-11-29). Refused, naming what the input is.
+fn check_direction(p: &Planner) -> Result<(), PlanError> {
+    let contrary = |dir: i8, from: f64, to: f64| (dir < 0 && to > from) || (dir > 0 && to < from);
+    if let (Some(dir), Some(r), Some((iw, ih))) = (p.w.resize_dir, &p.w.resize, p.main.dims())
+        && let (_, _, Some((nw, nh))) = resize::filter(
+            r,
+            Some((iw, ih)),
+            p.w.keep_aspect,
+            picture::Rounding { even: true },
+        )
+        && contrary(
+            dir,
+            f64::from(iw) * f64::from(ih),
+            f64::from(nw) * f64::from(nh),
+        )
+    {
+        return Err(PlanError::Unsupported(format!(
+            "it asks to make the picture {}, to {nw}x{nh}, and {} is {iw}x{ih}",
+            if dir < 0 { "smaller" } else { "larger" },
+            p.name()
+        )));
+    }
+    if let (Some(dir), Some(f), Some(has)) = (p.w.fps_dir, p.w.fps, p.main.fps())
+        && contrary(dir, has, f)
+        && (f - has).abs() > 0.01
+    {
+        return Err(PlanError::Unsupported(format!(
+            "it asks to {} the frame rate, to {} fps, and {} is {} fps",
+            if dir < 0 { "lower" } else { "raise" },
+            fmt_num(f),
+            p.name(),
+            fmt_num(has)
         )));
     }
     Ok(())

@@ -41,6 +41,46 @@ impl Planner<'_> {
                         )));
                     }
                 }
+                // "make it 3 seconds long by speeding it up": the length of the result, which a
+                // speed change makes; cutting the input to it first had answered half of it
+                // (2026-11-29). The speed that makes it is checked; another is refused, naming
+                // the speed that would.
+                Trim::Duration(n)
+                    if w.exact_length
+                        && w.repeat.is_none()
+                        && let Some(speed) = w.speed
+                        && self.main.kind != Kind::Still =>
+                {
+                    let Some(d) = d else {
+                        return Err(PlanError::Unsupported(format!(
+                            "a length of {} s made by a speed change needs the length of {}, which is unknown",
+                            crate::numbers::fmt_num(n),
+                            self.name()
+                        )));
+                    };
+                    let made = (d - s.start) / speed;
+                    if (made - n).abs() > 0.5 {
+                        let fmt = |x: f64| crate::numbers::fmt_num((x * 100.0).round() / 100.0);
+                        // Cutting first only where the input is long enough for it.
+                        let cut_first = if n * speed <= d - s.start {
+                            format!(
+                                ", or cut it first (\"cut it to {} seconds and speed it up\")",
+                                fmt(n * speed)
+                            )
+                        } else {
+                            String::new()
+                        };
+                        return Err(PlanError::Unsupported(format!(
+                            "played at {}x, {} lasts {} s, not the {} s asked; say the speed that makes it {} s long ({}x){cut_first}",
+                            fmt(speed),
+                            self.name(),
+                            fmt(made),
+                            fmt(n),
+                            fmt(n),
+                            fmt((d - s.start) / n),
+                        )));
+                    }
+                }
                 // A length asked ("make it 30 seconds long") that the input cannot give: cutting
                 // would return it as it is, shorter than asked (2026-11-28).
                 Trim::Duration(n)
