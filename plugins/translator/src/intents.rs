@@ -675,9 +675,9 @@ pub fn understand(instruction: &str) -> Understanding {
     // "remove the echo", "remove the black bars": a verb of removing no rule used, in a clause
     // whose change adds something, asks the opposite of it (an echo had been added, bars
     // padded) (2026-11-29).
+    let clause = grammar::clause_numbers(&tokens);
     {
         let lex = crate::lexicon::lexicon();
-        let clause = grammar::clause_numbers(&tokens);
         let used: std::collections::HashSet<usize> =
             hits.iter().flat_map(|h| h.used.iter().copied()).collect();
         let adding_in: Vec<usize> = hits
@@ -740,7 +740,6 @@ pub fn understand(instruction: &str) -> Understanding {
         .iter()
         .map(|h| (h.value.clone(), grammar::words_of(&tokens, h)))
         .collect();
-    let clause = grammar::clause_numbers(&tokens);
     let clause_of = hits
         .iter()
         .map(|h| h.used.first().map_or(0, |&i| clause[i]))
@@ -1304,12 +1303,10 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 // said (it had made it quieter) (2026-11-29).
                 Some((v, prev)) => level(v, prev, dir).map(|l| match l {
                     Level::Factor(f) if (dir == 1 && f < 1.0) || (dir == -1 && f > 1.0) => {
+                        let pct = crate::numbers::fmt_num((f * 100.0).round());
+                        let (way, does) = if dir == 1 { ("up", "lowers") } else { ("down", "raises") };
                         Intent::Unsupported(format!(
-                            "the volume is said to go {} to {}% of what it is, which {} it; say \"set the volume to {}%\" or the change you want",
-                            if dir == 1 { "up" } else { "down" },
-                            crate::numbers::fmt_num((f * 100.0).round()),
-                            if dir == 1 { "lowers" } else { "raises" },
-                            crate::numbers::fmt_num((f * 100.0).round()),
+                            "the volume is said to go {way} to {pct}% of what it is, which {does} it; say \"set the volume to {pct}%\" or the change you want"
                         ))
                     }
                     l => Intent::Volume(l),
