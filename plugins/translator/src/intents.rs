@@ -1219,6 +1219,24 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                     .and_then(|(v, prev)| speed_factor(v, prev, 0))
                     .map(|f| Intent::Speed(1.0 / f)));
             }
+            // "reduce the speed to 150%", "speed it up to 0.5x": a speed that goes the other way
+            // than the verb said (it had sped up, slowed down) (2026-11-29).
+            if let Some((v @ (Value::Pct(_) | Value::Mult(_) | Value::Num(_)), Some("to"))) = first
+                && dir != 0
+                && let Some(f) = speed_factor(v, Some("to"), 0)
+                && (f < 1.0) == (dir == 1)
+            {
+                let (way, does) = if dir == 1 {
+                    ("up", "slows it down")
+                } else {
+                    ("down", "speeds it up")
+                };
+                return Ok(Some(Intent::Unsupported(format!(
+                    "the speed is said to go {way} to {}x, which {does}; say \"play it at {}x\" or the change you want",
+                    crate::numbers::fmt_num(f),
+                    crate::numbers::fmt_num(f)
+                ))));
+            }
             match (first, arg_num(args, 1)) {
                 (Some((v, prev)), _) => speed_factor(v, prev, dir).map(Intent::Speed),
                 (None, Some(n)) => Some(Intent::Speed(n)),
@@ -1502,8 +1520,17 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 // A rate the rule names ("CD quality": 44100).
                 _ => arg(0).parse::<f64>().ok(),
             };
-            hz.filter(|h| (8000.0..=192_000.0).contains(h))
-                .map(|h| Intent::SampleRate(h.round() as u32))
+            // "22 kHz", "11k", "44khz" name the CD family's rates in round thousands: 22000 Hz
+            // is no rate MP3 or AAC takes, and such a job had failed (2026-11-29).
+            hz.filter(|h| (8000.0..=192_000.0).contains(h)).map(|h| {
+                Intent::SampleRate(match h.round() as u32 {
+                    11000 => 11025,
+                    22000 => 22050,
+                    44000 => 44100,
+                    88000 => 88200,
+                    n => n,
+                })
+            })
         }
         // A loudness target's ceiling ("true peak around -1.5"), in dBTP: at most 0.
         "true-peak" => match first {

@@ -391,7 +391,13 @@ impl Wants {
                 Intent::AddAudio => w.add_audio = true,
                 Intent::ExtractAudio => w.extract_audio = true,
                 Intent::RemoveAudio => w.remove_audio = true,
-                Intent::Speed(s) => put!(speed, s, named, "speeds"),
+                // "speed it up 2x, then cut the first 2 seconds": the cut is the result's, as
+                // after a reverse (below); it had been made to the input, 1 s of the result
+                // (2026-11-29, fifteenth pass).
+                Intent::Speed(s) => {
+                    reorder_at.get_or_insert((clause, "a speed change"));
+                    put!(speed, s, named, "speeds")
+                }
                 Intent::Timelapse => {
                     put!(speed, 8.0, false, "speeds");
                     w.remove_audio = true;
@@ -686,8 +692,14 @@ impl Wants {
         if let Some((clause, what)) = reorder_at
             && trims_in.iter().any(|c| *c > clause)
         {
+            let instead = match what {
+                "a speed change" => "(\"keep the first 4 seconds and speed it up\")",
+                _ => {
+                    "(\"keep the last 3 seconds and reverse it\") or the length (\"loop it for 15 seconds\")"
+                }
+            };
             w.unsupported = Some(format!(
-                "a cut said after {what} is a part of the result, which is not done in one step; say the part of the original (\"keep the last 3 seconds and reverse it\") or the length (\"loop it for 15 seconds\")"
+                "a cut said after {what} is a part of the result, which is not done in one step; say the part of the original {instead}"
             ));
         }
         // "a 2 second fade in at the start and fade out at the end": one length named for the

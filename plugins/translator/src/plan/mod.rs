@@ -174,6 +174,21 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
         }
     }
     let fmt = choose::output_format(&w, mode, target, main)?;
+    // "compress it", "make it smaller" of a picture kept in its format and size: nothing here
+    // makes a picture smaller but another size or format; it had answered the same picture
+    // (2026-11-29, fifteenth pass).
+    if mode == Mode::Still
+        && main.kind == Kind::Still
+        && (w.compress.is_some() || w.target_size.is_some() || w.target_factor.is_some())
+        && w.resize.is_none()
+        && w.crop.is_none()
+        && main.format.is_some_and(|f| f.ext == fmt.ext)
+    {
+        return Err(PlanError::Unsupported(format!(
+            "{} is a picture, and a smaller file of it needs a smaller size or another format; say which (\"resize it to 640 wide\", \"convert it to jpg\")",
+            main.name()
+        )));
+    }
     let mut p = Planner {
         w,
         media: &media,

@@ -20,6 +20,28 @@ impl Planner<'_> {
         let w = &self.w;
         let d = self.duration();
         let mut s = Span::default();
+        // "keep from 0:02 to 0:05 and from 0:07 to 0:09", "remove from 2 to 4 and from 6 to
+        // 8": several parts of the time; the last had been kept alone, or the parts mixed
+        // (2026-11-29, fifteenth pass).
+        let parts: Vec<String> = w
+            .trims
+            .iter()
+            .filter_map(|t| match t {
+                Trim::Range(a, b) | Trim::CutRange(a, b) => Some(format!(
+                    "{} s to {} s",
+                    crate::numbers::fmt_num(*a),
+                    crate::numbers::fmt_num(*b)
+                )),
+                _ => None,
+            })
+            .collect();
+        if parts.len() > 1 {
+            return Err(PlanError::Unsupported(format!(
+                "it names {} parts of the time ({}), and keeping or cutting out more than one part is not done in one step; ask for one part at a time",
+                parts.len(),
+                parts.join(", ")
+            )));
+        }
         for t in w.trims.clone() {
             match t {
                 Trim::KeepHead(n) => s.end = Some(s.start + n),
@@ -96,8 +118,28 @@ impl Planner<'_> {
                     )));
                 }
                 Trim::Duration(n) => s.end = Some(s.start + n),
-                // "cut the first 10 seconds" of a 10-second clip can only mean "keep them".
-                Trim::CutHead(n) if d.is_some_and(|d| n >= d) => s.end = Some(n),
+                // "remove the first 12 seconds" of a 10-second clip leaves nothing: it had been
+                // read as "keep them" and answered the whole clip (2026-11-29, fifteenth pass).
+                Trim::CutHead(n) | Trim::CutTail(n)
+                    if let Some(d) = d
+                        && n >= d - 0.05
+                        && self.main.kind != Kind::Still =>
+                {
+                    return Err(self.nothing_left(d, n, matches!(t, Trim::CutHead(_))));
+                }
+                Trim::CutEnds(a, b)
+                    if let Some(d) = d
+                        && a + b >= d - 0.05
+                        && self.main.kind != Kind::Still =>
+                {
+                    return Err(PlanError::Unsupported(format!(
+                        "{} is only {} s long, so cutting {} s off the start and {} s off the end leaves nothing",
+                        self.name(),
+                        crate::numbers::fmt_num(d),
+                        crate::numbers::fmt_num(a),
+                        crate::numbers::fmt_num(b)
+                    )));
+                }
                 Trim::CutHead(n) => s.start += n,
                 Trim::KeepTail(n) => {
                     s.start = (self.needs_duration("\"the last ...\"")? - n).max(0.0)
@@ -159,5 +201,18 @@ impl Planner<'_> {
             self.tags.push("trimmed".into());
         }
         Ok(s)
+    }
+
+    /// The refusal of a cut at one end that is as long as the input or longer.
+    fn nothing_left(&self, length: f64, n: f64, head: bool) -> PlanError {
+        let end = if head { "first" } else { "last" };
+        let fmt = crate::numbers::fmt_num;
+        PlanError::Unsupported(format!(
+            "{} is only {} s long, so cutting off its {end} {} s leaves nothing; to keep that part, say \"keep the {end} {} seconds\"",
+            self.name(),
+            fmt(length),
+            fmt(n),
+            fmt(n)
+        ))
     }
 }
