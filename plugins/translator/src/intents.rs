@@ -1316,6 +1316,13 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                 "set" => 0,
                 other => return Err(format!("volume {other}")),
             };
+            // "turn the volume down to zero": no sound; read as decibels it had been 0 dB, the
+            // sound unchanged (2026-11-29, fifteenth pass).
+            if let Some((Value::Num(n) | Value::Pct(n), Some("to"))) = first
+                && *n == 0.0
+            {
+                return Ok(Some(Intent::RemoveAudio));
+            }
             match first {
                 // "increase the volume to 50%": a level that goes the other way than the verb
                 // said (it had made it quieter) (2026-11-29).

@@ -1777,6 +1777,7 @@ fn a_change_goes_the_way_its_verb_says() {
         ("trim off the first 3 seconds", "-ss 3", "-t 3"),
         ("trim it to the first 3 seconds", "-t 3", "-ss 3"),
         ("make it louder", "volume=2", "-an"),
+        ("turn the volume down to zero", "-an", "volume=0dB"),
     ] {
         let a = argv(&task(said, &["clip.mp4"]));
         assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
@@ -1874,6 +1875,29 @@ fn a_change_goes_the_way_its_verb_says() {
     }
     let why = refused("put the song from 3 seconds", &["clip.mp4", "song.mp3"]);
     assert!(why.contains("starting an added sound"), "{why}");
+    // Two outputs at once: one had been made and the other dropped.
+    for said in [
+        "convert to mp3 and mp4",
+        "make both a webm and an mp4",
+        "make a thumbnail and a gif",
+    ] {
+        let why = refused(said, &["clip.mp4"]);
+        assert!(why.contains("two outputs at once"), "{said}: {why}");
+    }
+    let why = refused("extract audio as mp3 and also make it 720p", &["clip.mp4"]);
+    assert!(why.contains("the sound alone"), "{why}");
+    let a = argv(&task("make it mp3 at 128k mono", &["clip.mp4"]));
+    assert!(a.contains("-b:a 128k") && a.contains("-ac 1"), "{a}");
+    let why = refused("take 5 thumbnails and make a contact sheet", &["clip.mp4"]);
+    assert!(why.contains("contact sheet"), "{why}");
+    // A GIF's size limit and a GIF that plays once had been dropped.
+    for (said, why) in [
+        ("make a small gif under 1mb", "GIF's file size"),
+        ("make a gif that plays once", "plays once"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
     // "export at 60fps" is the video's rate, not an image sequence.
     let a = argv(&task("export it at 60fps", &["clip.mp4"]));
     assert!(a.contains("fps=60") && a.ends_with(".mp4"), "{a}");

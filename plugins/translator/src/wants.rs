@@ -359,6 +359,16 @@ impl Wants {
                     match said {
                         Some(old) if counted(&old, &f) => {}
                         Some(old) if counted(&f, &old) => slots.frames = Some((f, named)),
+                        // "take 5 thumbnails and make a contact sheet": a sheet and pictures
+                        // of another count; the count had won and the sheet been dropped
+                        // (2026-11-29, fifteenth pass).
+                        Some(old)
+                            if matches!(old, Frames::Tile(..)) != matches!(f, Frames::Tile(..)) =>
+                        {
+                            w.conflicts.push(
+                                "kinds of pictures (one contact sheet, or separate ones)".into(),
+                            )
+                        }
                         _ => put!(frames, f, named, "how many frames to take"),
                     }
                 }

@@ -173,6 +173,41 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
             )));
         }
     }
+    // "make a gif under 1mb": a GIF's size is not aimed at by a bit rate, and the limit had
+    // been dropped (2026-11-29, fifteenth pass). A compression a place implies ("for
+    // whatsapp") is left to the GIF's own size, as before.
+    if mode == Mode::Gif && (w.target_size.is_some() || w.target_factor.is_some()) {
+        return Err(PlanError::Unsupported(
+            "a GIF's file size is not aimed at here; say its width (\"320 wide\") or its frame rate (\"5 fps\")".into(),
+        ));
+    }
+    // "extract the audio as mp3 and make it 720p": a change to the picture beside an output of
+    // sound alone would be dropped (the 720p had been) (2026-11-29, fifteenth pass).
+    if mode == Mode::Audio && main.has_picture() {
+        let picture = [
+            (w.resize.is_some(), "a size"),
+            (w.crop.is_some() || w.pad.is_some(), "a crop or bars"),
+            (w.rotate != 0 || w.hflip || w.vflip, "a turn or a mirror"),
+            (w.fps.is_some() || w.fps_factor.is_some(), "a frame rate"),
+            (
+                w.grayscale || !w.vfilters.is_empty() || w.blur_region.is_some(),
+                "a change to the picture",
+            ),
+            (
+                w.overlay || w.subtitles.is_some(),
+                "something laid over the picture",
+            ),
+            (
+                (w.vbitrate.is_some() && !w.bare_bitrate) || !w.vcodecs.is_empty(),
+                "a video codec or bit rate",
+            ),
+        ];
+        if let Some((_, what)) = picture.iter().find(|(asked, _)| *asked) {
+            return Err(PlanError::Unsupported(format!(
+                "it asks for the sound alone, and {what} does not apply to sound; ask for the video and the sound in separate requests"
+            )));
+        }
+    }
     let fmt = choose::output_format(&w, mode, target, main)?;
     // "compress it", "make it smaller" of a picture kept in its format and size: nothing here
     // makes a picture smaller but another size or format; it had answered the same picture
