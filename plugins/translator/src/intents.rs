@@ -260,7 +260,7 @@ pub enum Intent {
     /// 320x240 input had been made 960x720); within a box the picture keeps its shape.
     ResizeAtMost(Resize),
     /// "keep it at 1080p", "keep it at 60fps", "keep it vertical": what the input is said to
-    /// have, kept; what it does not have is refused, not made (`plan::check_held`).
+    /// have, kept; what it does not have is refused, not made (`plan::checks::held`).
     Held(Held),
     /// "same length as before": nothing may change how long it plays (`wants.rs`).
     SameLength,

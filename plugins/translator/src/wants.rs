@@ -128,7 +128,7 @@ pub struct Wants {
     /// The picture keeps its size ("don't change the resolution").
     pub keep_size: bool,
     /// The way a resize or a frame rate was said to go ("reduce it to 1080p": down; -1, 1):
-    /// checked against the input (`plan::check_direction`).
+    /// checked against the input (`plan::checks::direction`).
     pub resize_dir: Option<i8>,
     pub fps_dir: Option<i8>,
     /// What it keeps, said as the input's ("keep it at 1080p"): checked against the input.
