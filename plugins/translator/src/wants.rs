@@ -361,9 +361,14 @@ impl Wants {
                         Some(old) if counted(&f, &old) => slots.frames = Some((f, named)),
                         // "take 5 thumbnails and make a contact sheet": a sheet and pictures
                         // of another count; the count had won and the sheet been dropped
-                        // (2026-11-29, fifteenth pass).
+                        // (2026-11-29, fifteenth pass). A rate beside it names the stills a
+                        // sheet is made of ("stills for a contact sheet: one jpg every 2 s").
                         Some(old)
-                            if matches!(old, Frames::Tile(..)) != matches!(f, Frames::Tile(..)) =>
+                            if matches!(
+                                (&old, &f),
+                                (Frames::Tile(..), Frames::Count(_))
+                                    | (Frames::Count(_), Frames::Tile(..))
+                            ) =>
                         {
                             w.conflicts.push(
                                 "kinds of pictures (one contact sheet, or separate ones)".into(),
