@@ -1898,6 +1898,14 @@ fn a_change_goes_the_way_its_verb_says() {
         let got = refused(said, &["clip.mp4"]);
         assert!(got.contains(why), "{said}: {got}");
     }
+    // A word known only from a rule that refuses it is never dropped as known.
+    for said in [
+        "keep only the english subtitles",
+        "burn the english subtitles",
+    ] {
+        let why = refused(said, &["subbed.mkv"]);
+        assert!(why.contains("\"english\" changes"), "{said}: {why}");
+    }
     // "export at 60fps" is the video's rate, not an image sequence.
     let a = argv(&task("export it at 60fps", &["clip.mp4"]));
     assert!(a.contains("fps=60") && a.ends_with(".mp4"), "{a}");
