@@ -347,6 +347,11 @@ pub fn dropped_meaning<T>(
         if let Some(p) = free_phrase("negation", i) {
             out.push(p.join(" "));
             len = p.len();
+        } else if let Some(p) = free_phrase("strict", i) {
+            // A word known only from a rule that refuses it (a language, "select", "vocals"):
+            // dropped as known, the rest would run as if it were all (2026-11-29).
+            out.push(p.join(" "));
+            len = p.len();
         } else if let Some(p) = free_phrase("timeword", i) {
             // A unit of time with no number ("three frames a minute") says something about
             // time that no rule used (2026-11-27).

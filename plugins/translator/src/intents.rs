@@ -711,22 +711,6 @@ pub fn understand(instruction: &str) -> Understanding {
             }
         }
     }
-    // A `@strict` word no rule used (a language, "select", "vocals"): known only from a rule
-    // that refuses it, so dropped it would run the rest as if it were all (2026-11-29).
-    {
-        let lex = crate::lexicon::lexicon();
-        let used: std::collections::HashSet<usize> =
-            hits.iter().flat_map(|h| h.used.iter().copied()).collect();
-        for (i, t) in tokens.iter().enumerate() {
-            if t.kind == Tok::Word
-                && !used.contains(&i)
-                && lex.has("strict", &t.norm)
-                && !dropped.contains(&t.norm)
-            {
-                dropped.push(t.norm.clone());
-            }
-        }
-    }
     let negated = crate::statements::negated_statements(&tokens, &hits, |i: &Intent| {
         i.is_action()
             && !matches!(
