@@ -27,14 +27,23 @@ pub struct Hit<T> {
     pub used: Vec<usize>,
 }
 
+/// `say NAME = TEXT` lines name a refusal's words once, for every rule that gives it
+/// (`=> unsupported NAME`): the same refusal is then worded the same wherever it is reached.
+pub fn message(line: &str) -> Option<(&str, &str)> {
+    let (name, text) = line.trim().strip_prefix("say ")?.split_once('=')?;
+    Some((name.trim(), text.trim()))
+}
+
 impl Grammar {
-    /// `PATTERN => INTENT ARGS...` lines; `#` starts a comment line.
+    /// `PATTERN => INTENT ARGS...` lines; `#` starts a comment line; `say` lines name messages.
     pub fn parse(text: &str) -> Result<Grammar, String> {
         let lex = lexicon();
+        let messages: std::collections::HashMap<&str, &str> =
+            text.lines().filter_map(message).collect();
         let mut rules = Vec::new();
         for (n, raw) in text.lines().enumerate() {
             let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') {
+            if line.is_empty() || line.starts_with('#') || message(line).is_some() {
                 continue;
             }
             let (pattern, action) = line
@@ -46,10 +55,16 @@ impl Grammar {
                 .ok_or_else(|| format!("line {}: no intent", n + 1))?;
             let pattern = Pattern::compile(pattern.trim(), lex)
                 .map_err(|e| format!("line {}: {e}", n + 1))?;
+            let mut args: Vec<String> = words.collect();
+            if let [name] = args.as_slice()
+                && let Some(said) = messages.get(name.as_str())
+            {
+                args = said.split_whitespace().map(str::to_string).collect();
+            }
             rules.push(Rule {
                 pattern,
                 intent,
-                args: words.collect(),
+                args,
                 line: n + 1,
             });
         }

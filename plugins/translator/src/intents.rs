@@ -288,6 +288,8 @@ pub enum Intent {
     /// top left corner"); the rest of the picture kept sharp.
     BlurRegion(u32, u32),
     Reverse,
+    /// The sound alone reversed, the picture left as it is ("reverse only the audio").
+    ReverseSound,
     Volume(Level),
     /// Degrees clockwise.
     Rotate(i32),
@@ -401,6 +403,7 @@ impl Intent {
             Intent::Speed(_)
                 | Intent::Timelapse
                 | Intent::Reverse
+                | Intent::ReverseSound
                 | Intent::Volume(_)
                 | Intent::AudioFilter(_)
                 | Intent::Grayscale
@@ -839,6 +842,10 @@ fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
                 Intent::Resize(_) => Intent::KeepSize,
                 Intent::RemoveAudio => Intent::Kept { picture: false },
                 Intent::Crop(_) => Intent::NoCrop,
+                // "reverse it but don't reverse the audio": the picture alone reversed.
+                Intent::ReverseSound if asked.contains(&Intent::Reverse) => Intent::Unsupported(
+                    "it asks to reverse the picture but not the sound, which is not something this translator writes".into(),
+                ),
                 _ => Intent::Noop,
             }
         };
@@ -932,6 +939,7 @@ fn forbiddable(intent: &Intent) -> bool {
             | Intent::RotateHint(_)
             | Intent::Flip { .. }
             | Intent::Reverse
+            | Intent::ReverseSound
             | Intent::Grayscale
             | Intent::Fps(_)
             | Intent::FpsFactor(_)
@@ -985,6 +993,7 @@ fn describes(intent: &Intent) -> bool {
             | Intent::Flip { .. }
             | Intent::Grayscale
             | Intent::Reverse
+            | Intent::ReverseSound
             | Intent::Speed(_)
             | Intent::Timelapse
             | Intent::Denoise
@@ -1246,6 +1255,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
             }
         }
         "reverse" => Some(Intent::Reverse),
+        "reverse-sound" => Some(Intent::ReverseSound),
         "timelapse" => Some(Intent::Timelapse),
         "speech" => Some(Intent::Speech),
         "crossfade" => Some(Intent::Crossfade(
@@ -1401,6 +1411,17 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                         .map(|(k, a)| Crop::Sides(Sides::from_key(&k), a))
                 }
                 "half" => first_key(caps).map(Crop::Half),
+                // "cut off the bottom half": the other half kept.
+                "half-off" => first_key(caps).and_then(|k| {
+                    let kept = match k.as_str() {
+                        "top" => "bottom",
+                        "bottom" => "top",
+                        "left" => "right",
+                        "right" => "left",
+                        _ => return None,
+                    };
+                    Some(Crop::Half(kept.to_string()))
+                }),
                 other => return Err(format!("crop {other}")),
             };
             crop.map(Intent::Crop)
@@ -1795,6 +1816,13 @@ mod tests {
             if let Err(e) = build(rule, &[]) {
                 panic!("task.txt line {}: {e}", rule.line);
             }
+            // A refusal of one word is a `say` name misspelt: the message would be the name.
+            assert!(
+                rule.intent != "unsupported" || rule.args.len() > 1,
+                "task.txt line {}: no message named {:?}",
+                rule.line,
+                rule.args
+            );
         }
     }
 

@@ -354,7 +354,8 @@ fn example_replace_audio() {
         &["clip.mp4", "tone.wav"],
     );
     assert_eq!(t.outputs[0].maps, vec!["0:v:0", "1:a:0"]);
-    assert!(argv(&t).contains("-shortest"));
+    // The 5 s sound ends early; the 10 s video is not cut to it.
+    assert!(!argv(&t).contains("-shortest"));
     assert!(argv(&t).contains("-c:v copy -c:a aac"));
 }
 
@@ -540,7 +541,8 @@ fn pictures() {
     let t = task("export the first 10 frames as PNG images", &["clip.mp4"]);
     assert_eq!(file(&t), "clip_%04d.png");
     let t = task("screenshot of the last frame", &["clip.mp4"]);
-    assert_eq!(t.inputs[0].options, vec!["-ss", "9.5"]);
+    // A frame and a half before the picture's end: the seek decodes to the last frame.
+    assert_eq!(t.inputs[0].options, vec!["-ss", "9.95"]);
     let t = task("thumbnail from the middle", &["clip.mp4"]);
     assert_eq!(t.inputs[0].options, vec!["-ss", "5"]);
     let t = task("Make a 2x2 grid of thumbnails", &["clip.mp4"]);
@@ -3035,13 +3037,14 @@ fn sixth_pass_both_kinds_of_stream_are_asked_of_every_stream() {
 /// be done to a join in one step is refused (found by probing around the held-out set's misses).
 #[test]
 fn sixth_pass_lengths_after_joins_are_the_results() {
-    // A sound put in the video's place ends it: a fade out is placed by the shorter of the two.
+    // A shorter sound put in the video's place no longer ends it (2026-11-30, sixteenth pass):
+    // the fade out is at the video's end.
     let a = argv(&task(
         "replace the audio of clip.mp4 with tone.wav and fade out at the end",
         &["clip.mp4", "tone.wav"],
     ));
     assert!(
-        a.contains("fade=t=out:st=4:d=1") && a.contains("-shortest"),
+        a.contains("fade=t=out:st=9:d=1") && !a.contains("-shortest"),
         "{a}"
     );
     // Side by side with a shorter video: the sound ends with the picture.
@@ -3638,4 +3641,71 @@ fn twelfth_pass_reads_what_the_products_set_asked() {
         &["clip.mp4"],
     ));
     assert!(a.contains("-vn"), "{a}");
+}
+
+#[test]
+fn what_is_kept_is_what_was_named() {
+    // The sound alone reversed; both named, both; "only the video" without its sound.
+    for (said, want, not) in [
+        ("reverse only the audio", "areverse", "-vn"),
+        ("reverse the audio", "-c:v copy", "reverse,"),
+        ("play the sound backwards", "areverse", "-vf"),
+        (
+            "reverse the audio and video",
+            "trim=duration=11,reverse",
+            "-c:v copy",
+        ),
+        ("keep only the video", "-an", "-c:a"),
+        ("keep only the video and speed it up 2x", "-an", "atempo"),
+        // The other half kept when one is cut off.
+        ("crop out the bottom half", "crop=1280:360:0:0", ":0:360"),
+        ("cut off the right half", "crop=640:720:0:0", "640:0"),
+        // HEVC in MP4 tagged for Apple's players.
+        ("convert to hevc", "-tag:v hvc1", "hev1"),
+        // The last frame itself, not one half a second before the end.
+        ("grab the last frame", "-ss 9.95", "-ss 9.5 "),
+        // A size said is a most: never a higher rate than the input's (2 Mbit/s here).
+        ("compress it to under 5mb", "-b:v 1497k", "-b:v 3616k"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4"]));
+        assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
+    }
+    // A shorter new sound ends early; the video is not cut to it.
+    let a = argv(&task(
+        "replace the audio with the wav",
+        &["clip.mp4", "tone.wav"],
+    ));
+    assert!(!a.contains("-shortest"), "{a}");
+    let a = argv(&task(
+        "replace the audio with the song",
+        &["short.mp4", "song.mp3"],
+    ));
+    assert!(a.contains("-shortest"), "{a}");
+    for (said, why) in [
+        ("it's upside down, flip it", "turning it 180 degrees"),
+        (
+            "crop the bottom half",
+            "keeping that half and of cutting it off",
+        ),
+        ("crop the black bars", "found by measuring"),
+        ("slow down only the video", "picture alone"),
+        // An unused verb of removal, or a time against the end, is never dropped.
+        ("remove 2 to 4 seconds", "\"remove\" changes"),
+        (
+            "start at 3 and end 2 seconds before the end",
+            "\"before the end\" changes",
+        ),
+        // The sound alone beside a video's format: two outputs (the webm had been dropped).
+        (
+            "extract the audio and convert the video to webm",
+            "a video's format",
+        ),
+        ("take a thumbnail under 50kb", "file size is not aimed at"),
+    ] {
+        let got = refused(said, &["clip.mp4"]);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    // A picture's file size is not aimed at (the limit had been dropped).
+    let why = refused("convert to jpg under 200kb", &["image.png"]);
+    assert!(why.contains("file size is not aimed at"), "{why}");
 }

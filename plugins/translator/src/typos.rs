@@ -49,7 +49,9 @@ fn vocabulary() -> &'static Vocabulary {
         known.extend(lex.spellings.values().cloned());
         // Pattern words of the rule files: `a|b_c` alternatives, not slots or classes.
         for text in [TASK_TXT, PROBE_TXT] {
-            for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+            for line in text.lines().filter(|l| {
+                !l.trim_start().starts_with('#') && crate::grammar::message(l).is_none()
+            }) {
                 let pattern = line.split("=>").next().unwrap_or("");
                 for part in pattern.split([' ', '|', '_', '?']) {
                     if !part.starts_with(['@', '$']) && !part.is_empty() {

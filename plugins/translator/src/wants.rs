@@ -24,7 +24,9 @@ pub struct Wants {
     pub extract_audio: bool,
     pub remove_audio: bool,
     pub speed: Option<f64>,
+    /// The sound reversed; `reverse_picture` the picture too.
     pub reverse: bool,
+    pub reverse_picture: bool,
     pub volume: Option<Level>,
     /// Degrees clockwise, summed.
     pub rotate: i32,
@@ -201,6 +203,8 @@ impl Qualifier {
 }
 
 /// A blur said in one word, as an adjective of what it is beside.
+const FLIP_UPSIDE_DOWN: &str = "\"flip it\" of a picture upside down is said both of turning it 180 degrees and of mirroring it top to bottom; say \"rotate it 180 degrees\" or \"flip it vertically\"";
+
 const BLUR_WORDS: &[&str] = &["blurred", "blurry", "blur"];
 
 /// A place said in parts ("at the bottom, to the right": bottom-right) or once; two different
@@ -319,6 +323,8 @@ impl Wants {
         // Whether a crop was said with a verb of cutting ("crop it square"), not a shape alone
         // ("make it a square").
         let mut crop_verb = false;
+        // A "flip" that names no axis: beside "it's upside down" it is the fix for it.
+        let mut bare_flip = false;
         // Whether the crop's shape was said by an orientation alone ("portrait"), no ratio.
         let mut orientation_said = false;
         // The clause a reverse or a repeat was said in: a cut said in a later clause is the
@@ -450,13 +456,17 @@ impl Wants {
                     put!(sample_rate, 16000, true, "sample rates");
                     put!(channels, 1, true, "channel counts");
                 }
-                Intent::Reverse => {
+                Intent::Reverse | Intent::ReverseSound => {
                     w.reverse = true;
+                    w.reverse_picture |= matches!(intent, Intent::Reverse);
                     reorder_at.get_or_insert((clause, "reversing"));
                 }
                 Intent::Volume(l) => put!(volume, l, named, "volumes"),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
-                Intent::Flip { horizontal: true } => w.hflip = true,
+                Intent::Flip { horizontal: true } => {
+                    w.hflip = true;
+                    bare_flip |= matches!(words.as_str(), "flip" | "flipped");
+                }
                 Intent::Flip { horizontal: false } => w.vflip = true,
                 Intent::Crop(c) => {
                     crop_verb |= words
@@ -858,7 +868,11 @@ impl Wants {
         {
             // "Upside down" has one answer; "sideways" or "portrait to landscape" has two, and
             // a quarter turn the wrong way is a wrong file.
-            if d == 180 {
+            if d == 180 && bare_flip {
+                // "it's upside down, flip it": turned 180° or mirrored top to bottom; it had
+                // done both and a left-right mirror (2026-11-30, sixteenth pass).
+                w.unsupported = Some(FLIP_UPSIDE_DOWN.into());
+            } else if d == 180 {
                 w.rotate = d;
             } else {
                 w.unsupported = Some(
@@ -1146,7 +1160,7 @@ impl Wants {
             || self.fps.is_some()
             || self.fps_factor.is_some()
             || self.speed.is_some()
-            || self.reverse
+            || self.reverse_picture
             || self.fades.iter().any(|(_, _, audio_only)| !audio_only)
     }
 
@@ -1173,6 +1187,7 @@ impl Wants {
             || self.channels.is_some()
             || self.sample_rate.is_some()
             || self.abitrate.is_some()
+            || (self.reverse && !self.reverse_picture)
             || self.fades.iter().any(|(_, _, audio_only)| *audio_only)
     }
 

@@ -45,6 +45,15 @@ pub(super) fn carried_by(w: &Wants, main: &Media, mode: Mode) -> Planned<()> {
         "a GIF's file size is not aimed at here; say its width (\"320 wide\") or its frame rate (\"5 fps\")".into(),
     ));
     }
+    // "convert to jpg under 200kb": nor a picture's; the limit had been dropped (2026-11-30,
+    // sixteenth pass).
+    if matches!(mode, Mode::Still | Mode::Frames)
+        && (w.target_size.is_some() || w.target_factor.is_some())
+    {
+        return Err(PlanError::Unsupported(
+            "a picture's file size is not aimed at here; say its size (\"640 wide\") or its format (\"jpg\")".into(),
+        ));
+    }
     // "extract the audio as mp3 and make it 720p": a change to the picture beside an output of
     // sound alone would be dropped (the 720p had been) (2026-11-29, fifteenth pass).
     if mode == Mode::Audio && main.has_picture() {

@@ -247,6 +247,17 @@ pub fn mode(w: &Wants, main: &Media, target: Option<&Format>, join: &Join) -> Pl
             Some(FormatKind::Image) => Mode::Frames,
             Some(FormatKind::Gif) => Mode::Gif,
             Some(FormatKind::Audio) => Mode::Audio,
+            // "extract the audio and convert the video to webm": the sound alone beside a
+            // video's format; it had answered an .m4a, the webm dropped (2026-11-30, sixteenth
+            // pass). MP4's and MOV's sound alone is the .m4a ("extract the audio as mp4").
+            Some(FormatKind::Video)
+                if w.extract_audio && target.is_some_and(|f| !matches!(f.key, "mp4" | "mov")) =>
+            {
+                return Err(PlanError::Unsupported(format!(
+                    "it asks for the sound alone and names {}, a video's format; name a sound's format (mp3, m4a, wav), or ask for the video in its own request",
+                    target.map_or("", |f| f.key)
+                )));
+            }
             _ if w.extract_audio => Mode::Audio,
             _ => match main.kind {
                 Kind::Still => {

@@ -43,9 +43,20 @@ impl Planner<'_> {
             .out_duration()
             .ok_or_else(|| self.unknown_length("a target size"))?;
         let audio = if with_audio { 64_000.0 } else { 0.0 };
-        let video = bytes * 8.0 * 0.92 / secs - audio;
+        let mut video = bytes * 8.0 * 0.92 / secs - audio;
         if video < 30_000.0 {
             return Err(PlanError::TargetTooSmall { bytes, secs });
+        }
+        // "compress it to under 5 MB" of a 3.5 MB file: a bitrate for 5 MB made it larger than
+        // it was (2026-11-30, sixteenth pass); a size said is a most, and a file already under
+        // it is compressed lightly (the share of `compress_cap`'s light compression).
+        if let Some(total) = self.input_bitrate() {
+            let sound = if self.main.has_audio() {
+                Self::sound_share(total)
+            } else {
+                0.0
+            };
+            video = video.min(((total - sound) * 0.8).max(30_000.0));
         }
         Ok(Some(video as u32))
     }
@@ -149,6 +160,12 @@ impl Planner<'_> {
             self.tag("compressed");
         }
         o.extend(Self::s(enc.extra));
+        // HEVC in MP4 or MOV tagged `hev1` (x265's default there) is refused by Apple's players;
+        // `hvc1` plays everywhere ("an hevc mp4 that plays on iphone" had come back `hev1`;
+        // 2026-11-30, sixteenth pass).
+        if enc.codec == "hevc" && matches!(self.fmt.key, "mp4" | "mov") {
+            o.extend(Self::s(&["-tag:v", "hvc1"]));
+        }
         o.extend(["-pix_fmt".to_string(), enc.pix_fmt.to_string()]);
         Ok(o)
     }

@@ -44,9 +44,20 @@ impl Planner<'_> {
     fn replace_audio(&mut self, a: &Media, c: &mut Chains) {
         let mi = c.main;
         let looped = self.looped_sound_options();
+        // A sound shorter than the video ends early and the video plays on: `-shortest` had
+        // cut "replace the audio with this 5 s wav" of a 10 s video to 5 s (2026-11-30,
+        // sixteenth pass). A longer or looped sound, or a still, ends with the picture.
+        let video_longer = self.main.kind == Kind::Video
+            && looped.is_empty()
+            && self
+                .out_duration()
+                .zip(a.duration())
+                .is_some_and(|(v, s)| v > s + 0.05);
         let ai = self.add_input(a, looped);
         self.maps.extend([format!("{mi}:v:0"), format!("{ai}:a:0")]);
-        self.opts.push("-shortest".into());
+        if !video_longer {
+            self.opts.push("-shortest".into());
+        }
         self.tag("new_audio");
     }
 

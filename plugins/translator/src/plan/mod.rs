@@ -434,15 +434,9 @@ impl<'m> Planner<'m> {
             (None, None) => once,
         };
         let length = played + self.w.extends.iter().map(|(_, s, _)| s).sum::<f64>();
-        // A video ends with the shorter of itself and what `-shortest`/`shortest=1` binds it to:
-        // a sound put in its place (unless looped to it), a video stacked beside it ("replace
-        // the sound with a 5 s tone and fade out at the end" had faded at 9 s of a 5 s file).
+        // A video ends with the shorter of itself and what `shortest=1` binds it to: a video
+        // stacked beside it. A sound put in its place never shortens it (`joins.rs`).
         let bound = match self.join {
-            Join::ReplaceAudio(a)
-                if self.main.kind == Kind::Video && self.w.loop_to != Some(LoopTo::Sound) =>
-            {
-                a.duration()
-            }
             Join::Stack(other, _) if other.kind != Kind::Still => other.duration(),
             _ => None,
         };

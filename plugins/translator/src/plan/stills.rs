@@ -13,7 +13,19 @@ impl Planner<'_> {
         let t = match thumb {
             Thumb::At(t) => *t,
             Thumb::First => 0.0,
-            Thumb::Last => (self.needs_duration("the last frame")? - 0.5).max(0.0),
+            // The picture's own end less a frame and a half: the seek then decodes to the last
+            // frame itself; half a second before the file's end had been a frame 15 from it
+            // (2026-11-30, sixteenth pass).
+            Thumb::Last => {
+                let end = self
+                    .main
+                    .video
+                    .and_then(|v| v.duration)
+                    .filter(|e| *e > 0.0);
+                let end = end.map_or_else(|| self.needs_duration("the last frame"), Ok)?;
+                let back = self.main.fps().map_or(0.5, |fps| 1.5 / fps);
+                (end - back).max(0.0)
+            }
             Thumb::Middle => self.needs_duration("the middle frame")? / 2.0,
             // A frame number is a time at the input's own frame rate.
             Thumb::Frame(n) => {

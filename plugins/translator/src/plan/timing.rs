@@ -46,7 +46,7 @@ impl Planner<'_> {
             self.tag(format!("{}x", fmt_num(s)));
             chain.push(filters::setpts(s));
         }
-        if self.w.reverse {
+        if self.w.reverse_picture {
             self.tag("reversed");
             chain.push(format!("trim=duration={}", self.reverse_bound()?));
             chain.push("reverse".into());
