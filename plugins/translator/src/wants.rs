@@ -202,9 +202,10 @@ impl Qualifier {
     }
 }
 
-/// A blur said in one word, as an adjective of what it is beside.
+/// The refusal of a "flip" said of a picture that is upside down.
 const FLIP_UPSIDE_DOWN: &str = "\"flip it\" of a picture upside down is said both of turning it 180 degrees and of mirroring it top to bottom; say \"rotate it 180 degrees\" or \"flip it vertically\"";
 
+/// A blur said in one word, as an adjective of what it is beside.
 const BLUR_WORDS: &[&str] = &["blurred", "blurry", "blur"];
 
 /// A place said in parts ("at the bottom, to the right": bottom-right) or once; two different
