@@ -833,7 +833,11 @@ fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
             Intent::Unsupported(format!(
                 "\"no {said}\" can forbid it or (in Portuguese) ask for it; say \"don't\" or \"without\" to forbid it"
             ))
-        } else if same_kind(&h.value) {
+        } else if same_kind(&h.value)
+            // "reverse it but don't reverse the audio": the sound's reverse is part of the one
+            // asked.
+            || (h.value == Intent::ReverseSound && asked.contains(&Intent::Reverse))
+        {
             Intent::Unsupported(format!(
                 "\"{said}\" is asked for and, after a \"not\", against: say it once"
             ))
@@ -842,10 +846,6 @@ fn forbidden_changes(tokens: &[Token], hits: &mut [grammar::Hit<Intent>]) {
                 Intent::Resize(_) => Intent::KeepSize,
                 Intent::RemoveAudio => Intent::Kept { picture: false },
                 Intent::Crop(_) => Intent::NoCrop,
-                // "reverse it but don't reverse the audio": the picture alone reversed.
-                Intent::ReverseSound if asked.contains(&Intent::Reverse) => Intent::Unsupported(
-                    "it asks to reverse the picture but not the sound, which is not something this translator writes".into(),
-                ),
                 _ => Intent::Noop,
             }
         };
