@@ -6,6 +6,10 @@ use super::{PlanError, Planned, Planner};
 use crate::formats;
 use crate::intents::Strength;
 
+/// The share of the input's video bitrate a light compression keeps: `compress_cap`'s, and the
+/// most a size said allows a file already under it.
+const LIGHT_SHARE: f64 = 0.8;
+
 impl Planner<'_> {
     pub(super) fn quality_level(&self) -> usize {
         if self.w.compress.is_some()
@@ -49,14 +53,14 @@ impl Planner<'_> {
         }
         // "compress it to under 5 MB" of a 3.5 MB file: a bitrate for 5 MB made it larger than
         // it was (2026-11-30, sixteenth pass); a size said is a most, and a file already under
-        // it is compressed lightly (the share of `compress_cap`'s light compression).
+        // it is compressed lightly.
         if let Some(total) = self.input_bitrate() {
             let sound = if self.main.has_audio() {
                 Self::sound_share(total)
             } else {
                 0.0
             };
-            video = video.min(((total - sound) * 0.8).max(30_000.0));
+            video = video.min(((total - sound) * LIGHT_SHARE).max(30_000.0));
         }
         Ok(Some(video as u32))
     }
@@ -65,7 +69,7 @@ impl Planner<'_> {
     /// (estimated from its size and length, less the sound), when compressing.
     fn compress_cap(&self, with_audio: bool) -> Option<u32> {
         let share = match self.w.compress? {
-            Strength::Light => 0.8,
+            Strength::Light => LIGHT_SHARE,
             Strength::Normal => 0.6,
             Strength::Strong => 0.4,
         };

@@ -17,12 +17,10 @@ impl Planner<'_> {
             // frame itself; half a second before the file's end had been a frame 15 from it
             // (2026-11-30, sixteenth pass).
             Thumb::Last => {
-                let end = self
-                    .main
-                    .video
-                    .and_then(|v| v.duration)
-                    .filter(|e| *e > 0.0);
-                let end = end.map_or_else(|| self.needs_duration("the last frame"), Ok)?;
+                let end = match self.main.video.and_then(|v| v.duration) {
+                    Some(e) if e > 0.0 => e,
+                    _ => self.needs_duration("the last frame")?,
+                };
                 let back = self.main.fps().map_or(0.5, |fps| 1.5 / fps);
                 (end - back).max(0.0)
             }
