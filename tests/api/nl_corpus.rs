@@ -155,7 +155,21 @@ fn fixtures() -> &'static [PathBuf] {
             ],
             "song.mp3",
         );
-        vec![clip, short, m.tone(), m.image(), subs, subbed, song]
+        // The logo the seventeenth pass's cases lay over the video, as the native harness
+        // makes it.
+        let logo = make_media(
+            &dir,
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "color=c=red@0.5:size=200x100,format=rgba",
+                "-frames:v",
+                "1",
+            ],
+            "logo.png",
+        );
+        vec![clip, short, m.tone(), m.image(), subs, subbed, song, logo]
     })
 }
 
