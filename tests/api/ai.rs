@@ -436,16 +436,36 @@ async fn clauses_no_task_can_do_are_refused_each_with_its_message() {
             "make it 5 seconds long",
             "cannot be made 5 s long by cutting",
         ),
-        // A turn of no amount, a size of another shape "without cropping", a change asked and
-        // forbidden at once (2026-11-28, eighth pass: the first two had answered another file).
+        // A turn of no amount, a change asked and forbidden at once (2026-11-28, eighth pass:
+        // the first had answered another file). "without cropping, make it 1080x1920", refused
+        // then, is padded since a size of another shape is (2026-11-30, seventeenth pass).
         ("rotate it", "does not say which way to turn"),
-        (
-            "without cropping, make it 1080x1920",
-            "say \"with black bars\" or \"stretch it\"",
-        ),
         (
             "reverse it but dont reverse the audio",
             "is asked for and, after a \"not\", against",
+        ),
+        // Stretched and kept in shape; the sound alone beside a smaller video; a subtitle file's
+        // times; a watermark "at the end"; a length said as "last" beyond the input's
+        // (2026-11-30, seventeenth pass: all but the first had answered another file).
+        (
+            "make it 640x480 and stretch it but keep the aspect ratio",
+            "it asks both to stretch the picture and to keep its shape",
+        ),
+        (
+            "extract the audio and compress the video",
+            "two outputs at once",
+        ),
+        (
+            "sync the subtitles",
+            "correct the times in the subtitle file first",
+        ),
+        (
+            "add the logo at the end",
+            "when a watermark shows is said in seconds",
+        ),
+        (
+            "make it last 20 seconds",
+            "cannot be made 20 s long by cutting",
         ),
         // The sound removed and changed, a part named nowhere removed, an mp3 with the picture
         // kept (2026-11-29, ninth pass: the first and the last had answered another file).

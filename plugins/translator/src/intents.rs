@@ -364,8 +364,12 @@ pub enum Intent {
     Qualifies(Qualifier),
     /// "don't upscale": a size asked for applies only if it is smaller than the picture's.
     NoUpscale,
-    /// "for the first 5 seconds" (`(true, 5.0)`; the last: `false`) said of a watermark.
-    ForSpan((bool, f64)),
+    /// "for the first 5 seconds", "from 2s to 4s" said of a watermark; `overlay` when the
+    /// watermark's own word was part of it ("the logo from 2s to 4s").
+    ForSpan {
+        shown: Shown,
+        overlay: bool,
+    },
     /// How a GIF should look: `smooth` (a higher frame rate), or what every GIF here does (its
     /// own palette, looping).
     GifLook {
@@ -389,6 +393,8 @@ pub enum Intent {
     At(f64),
     LooseTime(f64),
     KeepAspect,
+    /// "stretch it to 200x200": a size of another shape reached by squashing the picture.
+    Stretch,
     Noop,
 }
 
@@ -451,11 +457,12 @@ impl Intent {
                 | Intent::LengthOfPicture
                 | Intent::Qualifies(_)
                 | Intent::NoUpscale
-                | Intent::ForSpan(_)
+                | Intent::ForSpan { overlay: false, .. }
                 | Intent::GifLook { .. }
                 | Intent::Noop
                 | Intent::BlurFill
                 | Intent::KeepAspect
+                | Intent::Stretch
                 | Intent::SameLength
                 | Intent::Format {
                     how: FormatHow::Source,
@@ -463,6 +470,19 @@ impl Intent {
                 }
         )
     }
+}
+
+/// When a watermark is shown, said in seconds of the result.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shown {
+    /// "for the first 5 seconds".
+    First(f64),
+    /// "for the last 3 seconds": counted back from an end that must be known.
+    Last(f64),
+    /// "after 5 seconds", "from 5 s on".
+    From(f64),
+    /// "from 2 s to 4 s".
+    Between(f64, f64),
 }
 
 /// An instruction, understood: intents in the order they were written, with the words each
@@ -1516,6 +1536,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "noop" => Some(Intent::Noop),
         "job-part" => Some(Intent::JobPart(arg(0).to_string())),
         "keep-aspect" => Some(Intent::KeepAspect),
+        "stretch" => Some(Intent::Stretch),
         // "1秒5コマ": so many frames in one second (2026-11-29). Only one second: "every 2
         // seconds, one frame" is a picture every 2 seconds, not a frame rate.
         "fps" if arg(0) == "per" => match times(caps).first() {
@@ -1727,11 +1748,28 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "no-upscale" => Some(Intent::NoUpscale),
         "for-span" => match arg(0) {
             "rest-clean" => Some(Intent::Qualifies(Qualifier::RestClean)),
-            end => times(caps)
-                .first()
-                .copied()
-                .filter(|t| *t > 0.0)
-                .map(|t| Intent::ForSpan((end == "head", t))),
+            end => {
+                let t = times(caps);
+                let shown = match (end, t.as_slice()) {
+                    ("head", [t, ..]) if *t > 0.0 => Some(Shown::First(*t)),
+                    ("tail", [t, ..]) if *t > 0.0 => Some(Shown::Last(*t)),
+                    ("from", [t, ..]) if *t > 0.0 => Some(Shown::From(*t)),
+                    ("between", [a, b, ..]) if b > a => Some(Shown::Between(*a, *b)),
+                    _ => None,
+                };
+                // Said with a file, only a picture's: a sound started at a time is refused.
+                let picture = caps.iter().any(|c| match &c.cap {
+                    Cap::File(f) => crate::media::is_picture_name(f),
+                    _ => false,
+                });
+                match arg(1) {
+                    "overlay-file" if !picture => None,
+                    with => shown.map(|shown| Intent::ForSpan {
+                        shown,
+                        overlay: with.starts_with("overlay"),
+                    }),
+                }
+            }
         },
         "gif-look" => Some(Intent::GifLook {
             smooth: arg(0) == "smooth",

@@ -447,7 +447,12 @@ fn sizes_in_many_forms() {
     assert_eq!(vf("half size"), "scale=640:360");
     assert_eq!(vf("scale it down by 50%"), "scale=640:360");
     assert_eq!(vf("resize to 1280x720"), "scale=1280:720");
-    assert_eq!(vf("resize to 640 by 480"), "scale=640:480");
+    // Of another shape: fitted in and padded, never squashed (2026-11-30).
+    assert_eq!(
+        vf("resize to 640 by 480"),
+        "scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2:color=black"
+    );
+    assert_eq!(vf("stretch it to 640 by 480"), "scale=640:480");
     assert_eq!(vf("make it 320 pixels tall"), "scale=568:320");
     assert_eq!(vf("width of 1000"), "scale=1000:562");
     assert_eq!(vf("resize to 480"), "scale=852:480");
@@ -3315,8 +3320,6 @@ fn eighth_pass_reads_what_a_not_forbids() {
         ("keep everything except the first 3 seconds", "except"),
         ("no slow motion please, convert to mkv", "no slow motion"),
         ("speed it up 2x, same length as before", "length"),
-        // Probing round: it had stretched a 16:9 picture into 9:16.
-        ("without cropping, make it 1080x1920", "black bars"),
         // "rotate it" alone had turned 90° clockwise, "it's upside down, rotate it" too.
         ("rotate it", "which way"),
         ("rotate it to portrait", "which way"),
@@ -3324,6 +3327,10 @@ fn eighth_pass_reads_what_a_not_forbids() {
         let m = refused(said, &["clip.mp4"]);
         assert!(m.contains(names), "{said}: {m}");
     }
+    // Probing round: it had stretched a 16:9 picture into 9:16; refused until a size of
+    // another shape was padded (2026-11-30, seventeenth pass).
+    let a = argv(&task("without cropping, make it 1080x1920", &["clip.mp4"]));
+    assert!(a.contains("pad=1080:1920") && !a.contains("crop"), "{a}");
     // "shouldn't be slowed down" forbids it (it had slowed it down).
     let a = argv(&task(
         "the video shouldn't be slowed down, convert it to 30 fps",
@@ -3708,4 +3715,197 @@ fn what_is_kept_is_what_was_named() {
     // A picture's file size is not aimed at (the limit had been dropped).
     let why = refused("convert to jpg under 200kb", &["image.png"]);
     assert!(why.contains("file size is not aimed at"), "{why}");
+}
+
+/// The seventeenth pass (2026-11-30): each line had answered a file the words did not ask for.
+#[test]
+fn sizes_spans_and_lengths_are_the_ones_said() {
+    // A size of another shape: the whole picture fitted in and padded, never squashed; the
+    // squash when it is said; the same shape, a plain scale.
+    for (said, files, want, not) in [
+        (
+            "resize to 200x200",
+            &["clip.mp4"][..],
+            "pad=200:200",
+            "scale=200:200,",
+        ),
+        (
+            "make a 200x200 thumbnail",
+            &["clip.mp4"],
+            "pad=200:200",
+            "scale=200:200:flags",
+        ),
+        (
+            "make it 1280x720",
+            &["short.mp4"],
+            "pad=1280:720",
+            "scale=1280:720 ",
+        ),
+        (
+            "stretch it to 200x200",
+            &["clip.mp4"],
+            "scale=200:200",
+            "pad=",
+        ),
+        (
+            "resize to 640x480, ignore the aspect ratio",
+            &["clip.mp4"],
+            "scale=640:480",
+            "pad=",
+        ),
+        ("resize to 854x480", &["clip.mp4"], "scale=854:480", "pad="),
+        (
+            "resize to 640x480 but don't upscale",
+            &["clip.mp4"],
+            "scale=640:360",
+            "pad=",
+        ),
+        // When a watermark shows, in seconds of the whole video (it had cut the video to the
+        // span, or added 5 s of frozen picture).
+        (
+            "add the logo from 2s to 4s",
+            &["clip.mp4", "logo.png"],
+            "enable='between(t,2,4)'",
+            "-ss",
+        ),
+        (
+            "add logo.png from 2s to 4s",
+            &["clip.mp4", "logo.png"],
+            "enable='between(t,2,4)'",
+            "-ss",
+        ),
+        (
+            "add the logo after 5 seconds",
+            &["clip.mp4", "logo.png"],
+            "enable='gte(t,5)'",
+            "tpad",
+        ),
+        (
+            "show the logo in the last 3 seconds",
+            &["clip.mp4", "logo.png"],
+            "enable='between(t,7,10)'",
+            "-ss",
+        ),
+        (
+            "watermark from 2 until 6 seconds, top right",
+            &["clip.mp4", "logo.png"],
+            "enable='between(t,2,6)'",
+            "-ss",
+        ),
+        // A time the whole lasts: the first seconds, as "5 seconds long" (it had kept the last).
+        ("make it last 5 seconds", &["clip.mp4"], "-t 5", "-ss"),
+        // A platform that re-encodes what it is sent gets a file it plays, not a smaller one.
+        (
+            "optimize for youtube",
+            &["clip.mp4"],
+            "-c:v copy",
+            "-crf 28",
+        ),
+    ] {
+        let a = argv(&task(said, files));
+        assert!(a.contains(want) && !a.contains(not), "{said}: {a}");
+    }
+    for (said, files, why) in [
+        (
+            "add the logo at the end",
+            &["clip.mp4", "logo.png"][..],
+            "when a watermark shows",
+        ),
+        (
+            "show the logo at the start",
+            &["clip.mp4", "logo.png"],
+            "when a watermark shows",
+        ),
+        (
+            "add the logo from 12s to 14s",
+            &["clip.mp4", "logo.png"],
+            "the result is 10s long",
+        ),
+        (
+            "replace the logo",
+            &["clip.mp4", "logo.png"],
+            "already in the picture",
+        ),
+        (
+            "blur the logo from 2s to 4s",
+            &["clip.mp4", "logo.png"],
+            "laid over the video",
+        ),
+        (
+            "make it last 20 seconds",
+            &["clip.mp4"],
+            "cannot be made 20 s long",
+        ),
+        // The sound alone beside a video: two outputs (each had answered the sound alone).
+        (
+            "extract the audio and compress the video",
+            &["clip.mp4"],
+            "two outputs",
+        ),
+        (
+            "extract the audio, then mute the video",
+            &["clip.mp4"],
+            "two outputs",
+        ),
+        ("separate audio and video", &["clip.mp4"], "two outputs"),
+        // A subtitle file's times are not changed ("shift" had been dropped and its time had
+        // cut the video to 1 s; "sync" had added the track as it was).
+        (
+            "add subtitles but shift them 1 second later",
+            &["clip.mp4", "subs.srt"],
+            "\"shift\"",
+        ),
+        (
+            "sync the subtitles",
+            &["clip.mp4", "subs.srt"],
+            "subtitle file's times",
+        ),
+        // A picture inside a sound file (it had answered an .mp4 of the picture).
+        (
+            "use the image as the cover for the mp3",
+            &["image.png", "song.mp3"],
+            "cover art",
+        ),
+        (
+            "use image.png as the cover for song.mp3",
+            &["image.png", "song.mp3"],
+            "cover art",
+        ),
+        (
+            "make clip.mp4 last 20 seconds",
+            &["clip.mp4"],
+            "cannot be made 20 s long",
+        ),
+        (
+            "make it 640x480 and stretch it but keep the aspect ratio",
+            &["clip.mp4"],
+            "stretch",
+        ),
+    ] {
+        let got = refused(said, files);
+        assert!(got.contains(why), "{said}: {got}");
+    }
+    // The same in French ("de 2 à 4": "of 2 at 4", which had been a cut), and "at 2 seconds".
+    for (said, want) in [
+        (
+            "ajoute le logo de 2 à 4 secondes",
+            "enable='between(t,2,4)'",
+        ),
+        ("add the logo at 2 seconds", "enable='gte(t,2)'"),
+    ] {
+        let a = argv(&task(said, &["clip.mp4", "logo.png"]));
+        assert!(a.contains(want) && !a.contains("-ss"), "{said}: {a}");
+    }
+    // The best quality, or lossless, keeps what it can copy (each had been re-encoded lossily).
+    let a = argv(&task("convert to mkv in the best quality", &["clip.mp4"]));
+    assert!(a.contains("-c:v copy -c:a copy"), "{a}");
+    let a = argv(&task("make it lossless", &["clip.mp4"]));
+    assert!(a.contains("-crf 0") && a.contains("-c:a copy"), "{a}");
+    let a = argv(&task("highest quality mp4 at 720p", &["clip.mp4"]));
+    assert!(a.contains("-crf 18") && a.contains("-c:a copy"), "{a}");
+    // What stays as it was: a compressed sound alone; the sound separated from the picture.
+    let a = argv(&task("extract the audio and compress it", &["clip.mp4"]));
+    assert!(a.contains("-vn") && a.contains("-b:a 96k"), "{a}");
+    let a = argv(&task("separate the audio from the video", &["clip.mp4"]));
+    assert!(a.contains("-vn"), "{a}");
 }

@@ -4,7 +4,7 @@
 
 use crate::intents::{
     Crop, End, FadeKind, Fill, FormatHow, Frames, Held, Intent, Level, LoopTo, Pad, Qualifier,
-    Resize, Strength, Thumb, Trim, Understanding,
+    Resize, Shown, Strength, Thumb, Trim, Understanding,
 };
 
 #[derive(Debug, Default)]
@@ -36,6 +36,8 @@ pub struct Wants {
     pub pad: Option<Pad>,
     pub resize: Option<Resize>,
     pub keep_aspect: bool,
+    /// A size of another shape reached by stretching ("stretch it"), not by bars.
+    pub stretch: bool,
     pub fps: Option<f64>,
     pub fps_factor: Option<f64>,
     pub channels: Option<u32>,
@@ -61,8 +63,8 @@ pub struct Wants {
     pub no_upscale: bool,
     /// The watermark's distance from the edges, in pixels.
     pub overlay_margin: Option<u32>,
-    /// The watermark shown only at the start (`true`) or the end, for so many seconds.
-    pub overlay_span: Option<(bool, f64)>,
+    /// The watermark shown for part of the time only.
+    pub overlay_span: Option<Shown>,
     pub opacity: Option<f64>,
     pub concat: bool,
     /// Files said to come first, in order ("a.mp4 first"; all of them when said as one join).
@@ -493,6 +495,7 @@ impl Wants {
                     put!(resize, r, named, "sizes");
                 }
                 Intent::KeepAspect => w.keep_aspect = true,
+                Intent::Stretch => w.stretch = true,
                 Intent::Fps(f) => {
                     w.fps_dir = w.fps_dir.or(direction(words, FPS_WORDS));
                     put!(fps, f, named, "frame rates")
@@ -526,10 +529,11 @@ impl Wants {
                     // seconds" for at most it.
                     if matches!(t, Trim::Duration(_)) {
                         let said = |x: &str| words.split(' ').any(|y| y == x);
-                        w.exact_length = (said("long") || said("length") || said("lasts"))
-                            && !["max", "maximum", "under", "most", "down", "limit"]
-                                .iter()
-                                .any(|x| said(x));
+                        w.exact_length =
+                            (said("long") || said("length") || said("lasts") || said("last"))
+                                && !["max", "maximum", "under", "most", "down", "limit"]
+                                    .iter()
+                                    .any(|x| said(x));
                     }
                     w.trims.push(t);
                     trims_in.push(clause);
@@ -562,11 +566,12 @@ impl Wants {
                 Intent::LengthOfPicture => w.length_of_picture = true,
                 Intent::Qualifies(q) => qualifiers.push(q),
                 Intent::NoUpscale => w.no_upscale = true,
-                Intent::ForSpan(span) => {
-                    if w.overlay_span.is_some_and(|old| old != span) {
+                Intent::ForSpan { shown, overlay } => {
+                    if w.overlay_span.is_some_and(|old| old != shown) {
                         w.conflicts.push("spans".into());
                     }
-                    w.overlay_span = Some(span)
+                    w.overlay |= overlay;
+                    w.overlay_span = Some(shown)
                 }
                 Intent::GifLook { smooth } => {
                     w.gif_look = true;
@@ -754,10 +759,13 @@ impl Wants {
                 .zip(&u.clause_of)
                 .find_map(|((i, words), c)| {
                     let overlay_named = u.picture_files_in().any(|pc| pc == *c)
-                        || u.heard
-                            .iter()
-                            .zip(&u.clause_of)
-                            .any(|((o, _), oc)| oc == c && *o == Intent::Overlay);
+                        || u.heard.iter().zip(&u.clause_of).any(|((o, _), oc)| {
+                            oc == c
+                                && matches!(
+                                    o,
+                                    Intent::Overlay | Intent::ForSpan { overlay: true, .. }
+                                )
+                        });
                     (overlay_named && i.changes_picture()).then_some(words)
                 })
         {
@@ -844,6 +852,12 @@ impl Wants {
         if w.remove_audio && w.changes_sound_only() {
             w.unsupported = Some("it asks both to remove the sound and to change it".into());
         }
+        // "extract the audio, then mute the video", "the audio, and the video without sound":
+        // the sound alone and the silent picture are two outputs; it had answered the sound
+        // alone (2026-11-30, seventeenth pass).
+        if w.extract_audio && w.remove_audio {
+            w.unsupported = Some("the sound alone and the video without its sound are two outputs, which one task does not make; ask for each in its own request".into());
+        }
         let changes_length = w.speed.is_some()
             || !w.trims.is_empty()
             || w.repeat.is_some()
@@ -899,19 +913,13 @@ impl Wants {
                 }
                 None => {}
             }
-            // "without cropping, make it 1080x1920": a size of another shape is reached by
-            // stretching or by bars, and "without cropping" says neither (it had stretched)
-            // (2026-11-28, eighth pass).
-            if let Some(Resize::Dim(width, height)) = w.resize
-                && w.pad.is_none()
-                && !bars
-                && !w.blur_fill
-                && !w.keep_aspect
-            {
-                w.unsupported = Some(format!(
-                    "it asks for {width}x{height} without cropping but not how to fit another shape: say \"with black bars\" or \"stretch it\""
-                ));
-            }
+            // "without cropping, make it 1080x1920": a size of another shape is reached by bars
+            // unless stretching is said (`plan/picture.rs`); it had been refused since it had
+            // stretched (2026-11-28, eighth pass; 2026-11-30, seventeenth pass).
+        }
+        if w.stretch && w.keep_aspect {
+            w.unsupported =
+                Some("it asks both to stretch the picture and to keep its shape".into());
         }
         // Cropped to one shape and padded to another: no picture satisfies both.
         if let (Some(Crop::Aspect(a)), Some(Pad::Aspect(b))) = (&w.crop, &w.pad)

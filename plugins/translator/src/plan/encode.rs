@@ -100,11 +100,13 @@ impl Planner<'_> {
         with_audio: bool,
     ) -> Planned<Vec<String>> {
         let requested = requested_vcodec(&self.w, self.main);
+        // "the best quality" alone keeps a picture it can copy, as the sound (`audio_codec`):
+        // re-encoding could only lose ("convert to mkv in the best quality" had re-encoded at
+        // crf 18) (2026-11-30, seventeenth pass). "lossless" asks for a lossless encoding.
         let quality_asked = self.w.compress.is_some()
             || self.w.crf.is_some()
             || self.w.vbitrate.is_some()
             || self.target_bytes().is_some()
-            || self.w.quality_high
             || self.w.lossless
             || self.w.reencode;
         let copyable = self

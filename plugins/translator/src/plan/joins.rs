@@ -4,6 +4,7 @@
 use super::choose::Join;
 use super::{OVERLAY_SHARE, Planner};
 use crate::filters::{self, even};
+use crate::intents::Shown;
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 
@@ -131,15 +132,19 @@ impl Planner<'_> {
         if self.w.end_shortest && logo.kind == Kind::Video {
             self.opts.push("-shortest".into());
         }
-        // Shown for part of the time only: the first or the last seconds.
+        // Shown for part of the time only, in seconds of the result.
         let shown = match (self.w.overlay_span, self.out_duration()) {
-            (Some((true, t)), _) => format!(":enable='between(t,0,{})'", fmt_num(t)),
-            (Some((false, t)), Some(d)) => {
+            (Some(Shown::First(t)), _) => format!(":enable='between(t,0,{})'", fmt_num(t)),
+            (Some(Shown::Last(t)), Some(d)) => {
                 format!(
                     ":enable='between(t,{},{})'",
                     fmt_num((d - t).max(0.0)),
                     fmt_num(d)
                 )
+            }
+            (Some(Shown::From(t)), _) => format!(":enable='gte(t,{})'", fmt_num(t)),
+            (Some(Shown::Between(a, b)), _) => {
+                format!(":enable='between(t,{},{})'", fmt_num(a), fmt_num(b))
             }
             _ => String::new(),
         };

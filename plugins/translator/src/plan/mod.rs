@@ -27,7 +27,7 @@ mod timing;
 mod video;
 
 use crate::formats::Format;
-use crate::intents::{Level, LoopTo, Understanding};
+use crate::intents::{Level, LoopTo, Shown, Understanding};
 use crate::media::{Kind, Media};
 use crate::numbers::fmt_num;
 use crate::wants::Wants;
@@ -330,10 +330,21 @@ pub fn plan(u: &Understanding, facts: &[InputFacts]) -> Planned<Task> {
     }
     p.span = p.span()?;
     // The last seconds of a watermark are counted back from an end that must be known.
-    if matches!(p.w.overlay_span, Some((false, _))) && p.out_duration().is_none() {
+    if matches!(p.w.overlay_span, Some(Shown::Last(_))) && p.out_duration().is_none() {
         return Err(PlanError::NotSupported(
             "a watermark shown for the last seconds needs the video's length, which is unknown",
         ));
+    }
+    // "the logo from 12 s to 14 s" of a 10 s video would never show.
+    if let (Some(Shown::From(t) | Shown::Between(t, _)), Some(d)) =
+        (p.w.overlay_span, p.out_duration())
+        && t >= d
+    {
+        return Err(PlanError::Geometry(format!(
+            "the watermark is to show from {}s, and the result is {}s long",
+            fmt_num(t),
+            fmt_num(d)
+        )));
     }
     let no_reencode = p.w.no_reencode;
     // "convert the audio to mp3 but leave the video as it is, without recompressing it"

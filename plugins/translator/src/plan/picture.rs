@@ -27,6 +27,9 @@ impl Rounding {
     }
 }
 
+/// How far apart two shapes (width over height) may be and still be one: 854x480 is 16:9.
+const SAME_SHAPE: f64 = 0.02;
+
 /// Sizes the arithmetic could not follow are made even at the end.
 const EVEN_UP: &str = "scale=trunc(iw/2)*2:trunc(ih/2)*2";
 
@@ -101,8 +104,15 @@ impl Planner<'_> {
             self.tag("flipped");
             chain.push("vflip".into());
         }
-        if let Some(r) = self.w.resize.clone().or_else(|| self.compress_resize(dims)) {
-            let (filter, tag, new) = resize::filter(&r, dims, self.w.keep_aspect, round);
+        let fitted = self.fitted(dims);
+        let resize = match fitted {
+            Some(_) => None,
+            None => self.w.resize.clone().or_else(|| self.compress_resize(dims)),
+        };
+        if let Some(r) = resize {
+            // "640x480 but don't upscale" is a bound, as "at most 640x480" is: fitted inside.
+            let keep_aspect = self.w.keep_aspect || (self.w.no_upscale && !self.w.stretch);
+            let (filter, tag, new) = resize::filter(&r, dims, keep_aspect, round);
             // "720p, but don't upscale": a size that would not make the picture smaller is
             // left out; unknown sizes cannot be compared, so that is refused.
             let enlarges = match (dims, new) {
@@ -120,11 +130,11 @@ impl Planner<'_> {
                 dims = new;
             }
         }
-        if let Some(p) = self.w.pad.clone() {
-            self.tag(if matches!(p, Pad::Border(_)) {
-                "border"
-            } else {
-                "padded"
+        if let Some(p) = self.w.pad.clone().or(fitted) {
+            self.tag(match p {
+                Pad::Border(_) => "border".to_string(),
+                Pad::Dim(w, h) if self.w.pad.is_none() => format!("{w}x{h}"),
+                _ => "padded".to_string(),
             });
             let color = self.w.color.as_deref().unwrap_or("black");
             let (filters, new) = if self.w.blur_fill {
@@ -152,6 +162,25 @@ impl Planner<'_> {
             }
         }
         Ok(chain)
+    }
+
+    /// "resize to 200x200", "make it 1080x1920" of a 16:9 picture: a size of another shape
+    /// said with no way of reaching it is reached by fitting the whole picture in and padding
+    /// the rest, as a pad to that size; scaling straight to it had squashed the picture, which
+    /// only "stretch it" asks for (2026-11-30, seventeenth pass). Of an unknown shape, the pad
+    /// too: it is a plain scale when the shapes agree.
+    fn fitted(&self, dims: Option<(u32, u32)>) -> Option<Pad> {
+        let Some(Resize::Dim(fw, fh)) = self.w.resize else {
+            return None;
+        };
+        if self.w.keep_aspect || self.w.stretch || self.w.no_upscale || self.w.pad.is_some() {
+            return None;
+        }
+        let same_shape = dims.is_some_and(|(w, h)| {
+            let (said, own) = (fw as f64 / fh as f64, w as f64 / h as f64);
+            (said / own - 1.0).abs() < SAME_SHAPE
+        });
+        (!same_shape).then_some(Pad::Dim(fw, fh))
     }
 
     /// A lower resolution when compressing a large picture (the shorter side past 1080,

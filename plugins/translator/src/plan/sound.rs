@@ -118,7 +118,9 @@ impl Planner<'_> {
             .w
             .abitrate
             .or(self.w.vbitrate.filter(|_| self.fmt.vcodecs.is_empty()));
-        let quality_asked = self.quality_level() != 0 || abitrate.is_some();
+        // A higher quality or lossless asked keeps a sound it can copy: re-encoding it could only
+        // lose ("make it lossless" had re-encoded the AAC at 256k) (2026-11-30, seventeenth pass).
+        let quality_asked = self.quality_level() == 1 || abitrate.is_some();
         // A copied sound keeps the packets before a cut in containers without edit lists
         // (Matroska, WebM: a 5-second cut came back 10 seconds long): a trim re-encodes it.
         let trimmed = self.span.start > 0.0 || self.span.end.is_some();
