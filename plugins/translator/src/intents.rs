@@ -300,6 +300,9 @@ pub enum Intent {
     NoCrop,
     Flip {
         horizontal: bool,
+        /// "flip it" with no way said: beside "it's upside down" it may mean a turn
+        /// (`wants.rs`), so the grammar marks it (`flip h bare`).
+        bare: bool,
     },
     Crop(Crop),
     Pad(Pad),
@@ -1389,6 +1392,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         }
         "flip" => Some(Intent::Flip {
             horizontal: arg(0) == "h",
+            bare: arg(1) == "bare",
         }),
         "crop" => {
             let len = values(caps).find_map(|(v, _)| match v {

@@ -466,11 +466,16 @@ impl Wants {
                 }
                 Intent::Volume(l) => put!(volume, l, named, "volumes"),
                 Intent::Rotate(d) => w.rotate = (w.rotate + d).rem_euclid(360),
-                Intent::Flip { horizontal: true } => {
+                Intent::Flip {
+                    horizontal: true,
+                    bare,
+                } => {
                     w.hflip = true;
-                    bare_flip |= matches!(words.as_str(), "flip" | "flipped");
+                    bare_flip |= bare;
                 }
-                Intent::Flip { horizontal: false } => w.vflip = true,
+                Intent::Flip {
+                    horizontal: false, ..
+                } => w.vflip = true,
                 Intent::Crop(c) => {
                     crop_verb |= words
                         .split(' ')
