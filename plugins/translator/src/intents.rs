@@ -1068,6 +1068,14 @@ fn times(caps: &[Capture]) -> Vec<f64> {
     values(caps).filter_map(|(v, _)| secs(v)).collect()
 }
 
+/// Whether a file captured is a picture ("add logo.png ..."): only a picture is laid over.
+fn names_a_picture(caps: &[Capture]) -> bool {
+    caps.iter().any(|c| match &c.cap {
+        Cap::File(f) => crate::media::is_picture_name(f),
+        _ => false,
+    })
+}
+
 fn arg_num(args: &[String], i: usize) -> Option<f64> {
     args.get(i).and_then(|a| a.parse().ok())
 }
@@ -1682,13 +1690,7 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
         "grayscale" => Some(Intent::Grayscale),
         "overlay" => Some(Intent::Overlay),
         // "add logo.png in the corner": only a picture named is laid over the video.
-        "overlay-file" => caps
-            .iter()
-            .any(|c| match &c.cap {
-                Cap::File(f) => crate::media::is_picture_name(f),
-                _ => false,
-            })
-            .then_some(Intent::Overlay),
+        "overlay-file" => names_a_picture(caps).then_some(Intent::Overlay),
         "overlay-size" => arg_num(args, 0).map(Intent::OverlaySize),
         "opacity" | "opacity-inverse" => {
             let o = match first {
@@ -1762,12 +1764,8 @@ pub fn build(rule: &Rule, caps: &[Capture]) -> Result<Option<Intent>, String> {
                     _ => None,
                 };
                 // Said with a file, only a picture's: a sound started at a time is refused.
-                let picture = caps.iter().any(|c| match &c.cap {
-                    Cap::File(f) => crate::media::is_picture_name(f),
-                    _ => false,
-                });
                 match arg(1) {
-                    "overlay-file" if !picture => None,
+                    "overlay-file" if !names_a_picture(caps) => None,
                     with => shown.map(|shown| Intent::ForSpan {
                         shown,
                         overlay: with.starts_with("overlay"),

@@ -3727,7 +3727,7 @@ fn sizes_spans_and_lengths_are_the_ones_said() {
             "resize to 200x200",
             &["clip.mp4"][..],
             "pad=200:200",
-            "scale=200:200,",
+            "scale=200:200 ",
         ),
         (
             "make a 200x200 thumbnail",
